@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+
+# 1. Compile the TypeScript sources to dist/.
+FROM node:22-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json app.ts server.ts ./
+COPY plugins plugins
+COPY routes routes
+COPY schemas schemas
+RUN npm run build
+
+# 2. Production dependencies only.
+FROM node:22-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# 3. The runtime image: no compiler, no dev dependencies, not root.
+FROM node:22-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000
+WORKDIR /app
+COPY --from=deps /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY package.json ./
+COPY static static
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM itself, then drains in-flight requests.
+CMD ["node", "dist/server.js"]

@@ -1,0 +1,37 @@
+import path from 'node:path'
+import autoload from '@fastify/autoload'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { ConfigPluginOptions } from './plugins/config.js'
+
+/**
+ * Server options shared by every entry point: server.ts, `fastify start --options` and the tests.
+ * Settings that come from the environment are applied by the entry point or by the config plugin.
+ */
+export const options = {
+  routerOptions: {
+    ignoreTrailingSlash: true,
+    // Captures are validated by their schemas; a long one is a 400, not a missing route.
+    maxParamLength: 8192
+  },
+  logger: {
+    // Credentials never reach the logs, wherever a handler or serializer puts the headers.
+    redact: {
+      paths: ['headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie'],
+      censor: '[redacted]'
+    }
+  }
+} satisfies FastifyServerOptions
+
+export type AppOptions = ConfigPluginOptions
+
+/** The service: shared plugins from plugins/, then the endpoint groups from routes/. */
+export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+  await fastify.register(autoload, {
+    dir: path.join(import.meta.dirname, 'plugins'),
+    options: opts
+  })
+  await fastify.register(autoload, {
+    dir: path.join(import.meta.dirname, 'routes'),
+    options: opts
+  })
+}

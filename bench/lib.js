@@ -1,0 +1,118 @@
+// Shared pieces of the benchmarks: servers in child processes, autocannon runs, medians.
+// Benchmarks measure the built service (dist/), as `npm start` runs it. They are not tests.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+
+export const root = path.resolve(import.meta.dirname, '..')
+export const serverEntry = path.join(root, 'dist', 'server.js')
+
+export function median (values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+export async function freePort () {
+  const server = net.createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** Resolves once GET url answers 200. */
+export async function waitFor (url, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {}
+    await sleep(5)
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
+}
+
+function startProcess (args, env, healthPath) {
+  return freePort().then(async (port) => {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },
+      stdio: ['ignore', 'ignore', 'inherit']
+    })
+    const url = `http://127.0.0.1:${port}`
+    await waitFor(url + healthPath)
+    return {
+      url,
+      pid: child.pid,
+      /** Peak resident set size of the process so far, in MB (Linux). */
+      peakRssMb () {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')
+        return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024
+      },
+      async stop () {
+        child.kill('SIGTERM')
+        await new Promise((resolve) => child.once('exit', resolve))
+      }
+    }
+  })
+}
+
+/** The service from dist/, request logging off so that both sides of a pair do the same work. */
+export function startService (env = {}) {
+  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health')
+}
+
+/** A plain node:http server answering each path with fixed bytes (see raw-server.js). */
+export function startRaw (fixtures) {
+  const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
+  return startProcess([path.join(root, 'bench', 'raw-server.js')], { FIXTURES: encoded }, '/health')
+}
+
+/** What the service answers for a path: status, headers worth repeating, and the exact body bytes. */
+export async function capture (baseUrl, requestPath, headers = {}) {
+  const res = await fetch(baseUrl + requestPath, { headers })
+  const kept = {}
+  for (const [name, value] of res.headers) {
+    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = value
+  }
+  return { status: res.status, headers: kept, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
+}
+
+/** One autocannon run: requests/s, latency percentiles (ms) and throughput (bytes/s). */
+export async function load (url, { headers = {}, duration = 5, connections = 50 } = {}) {
+  const result = await autocannon({ url, headers, duration, connections })
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
+  }
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bytesPerSec: result.throughput.average
+  }
+}
+
+/**
+ * Throughput of the same request against two servers, in alternating rounds so that both see
+ * the same machine; returns the medians and their ratio a/b.
+ */
+export async function compare (a, b, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
+  await load(a + requestPath, { headers, duration: 1 })
+  await load(b + requestPath, { headers, duration: 1 })
+  const ra = []
+  const rb = []
+  for (let i = 0; i < rounds; i++) {
+    ra.push((await load(a + requestPath, { headers, duration })).rps)
+    rb.push((await load(b + requestPath, { headers, duration })).rps)
+  }
+  const ma = median(ra)
+  const mb = median(rb)
+  return { a: ma, b: mb, ratio: ma / mb }
+}
+
+export function printTable (rows) {
+  console.table(rows)
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { envSchema } from 'env-schema'
+import fp from 'fastify-plugin'
+import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../schemas/common.js'
+
+/** The directory holding package.json, both from the sources and from dist/. */
+function findProjectRoot (from: string): string {
+  let dir = from
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir)
+    if (parent === dir) return from
+    dir = parent
+  }
+  return dir
+}
+
+export const projectRoot = findProjectRoot(import.meta.dirname)
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/**
+ * Every setting of the service, read from the environment. Defaults live here
+ * and nowhere else; `.env.example` and the README's table document them.
+ */
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info' }),
+  BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
+  FILES_DIR: Type.String({ minLength: 1, default: '.' }),
+  STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
+  DOCS_CATCH_ALL: Type.Boolean({ default: true }),
+  // Goes inside a quoted string of WWW-Authenticate: no quotes, backslashes or controls.
+  AUTH_REALM: Type.String({ pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', default: 'my-realm' }),
+  // user:password pairs separated by commas; the user has no colon, neither has a comma.
+  BASIC_AUTH_USERS: Type.Optional(Type.String({ pattern: '^[^:,]+:[^,]+(,[^:,]+:[^,]+)*$' })),
+  // Bearer tokens (RFC 6750 b64token) separated by commas.
+  API_TOKENS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/-]+=*(,[A-Za-z0-9._~+/-]+=*)*$' })),
+  // true, false, a hop count, or comma-separated addresses/CIDR ranges of trusted proxies.
+  TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' })
+})
+
+export type Config = Static<typeof EnvSchema>
+
+/** Outside production the tutorial's credentials work out of the box; in production nothing does. */
+const DEVELOPMENT_USERS = 'servant:server'
+
+/**
+ * Validates the environment against the schema and returns the typed settings.
+ * Throws an Error whose message names the offending variable (`env/PORT must be integer`).
+ */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const config = envSchema<Config>({ schema: EnvSchema, data: env })
+  config.FILES_DIR = path.resolve(config.FILES_DIR)
+  config.STATIC_DIR = path.resolve(config.STATIC_DIR)
+  if (config.BASIC_AUTH_USERS === undefined && config.NODE_ENV !== 'production') {
+    config.BASIC_AUTH_USERS = DEVELOPMENT_USERS
+  }
+  return config
+}
+
+/** Fastify's `trustProxy` option for a TRUST_PROXY value: all, none, the nearest N hops, or these addresses. */
+export function trustProxyOption (value: string): boolean | string | ((address: string, hop: number) => boolean) {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    return (_address, hop) => hop < hops
+  }
+  return value
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+  }
+}
+
+export interface ConfigPluginOptions {
+  /** Settings already loaded by the entry point; read from process.env when absent. */
+  config?: Config
+}
+
+export default fp<ConfigPluginOptions>(async function config (fastify, opts) {
+  const settings = opts.config ?? loadConfig()
+  fastify.decorate('config', settings)
+
+  // BODY_LIMIT applies per route so that every entry point (server.ts, `fastify start`, tests) honours it.
+  fastify.addHook('onRoute', (route) => {
+    route.bodyLimit ??= settings.BODY_LIMIT
+  })
+}, { name: 'config' })

@@ -1,0 +1,82 @@
+import { STATUS_CODES } from 'node:http'
+import fp from 'fastify-plugin'
+import createError from '@fastify/error'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import type { FastifyError, FastifySchemaValidationError } from 'fastify'
+import type { ErrorBody } from '../schemas/common.js'
+
+export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
+export const MethodNotAllowed = createError('FST_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
+
+/** Order of methods in an `Allow` header. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const byMethodOrder = (a: string, b: string) => {
+  const rank = (method: string) => (METHOD_ORDER.indexOf(method) + METHOD_ORDER.length + 1) % (METHOD_ORDER.length + 1)
+  return rank(a) - rank(b) || a.localeCompare(b)
+}
+
+/** One line that says what was wrong and where: `querystring/sortby must be one of: age, name`. */
+export function validationMessage (error: FastifySchemaValidationError, dataVar: string): string {
+  const what = error.keyword === 'enum' && Array.isArray(error.params.allowedValues)
+    ? `must be one of: ${error.params.allowedValues.join(', ')}`
+    : error.message ?? 'is invalid'
+  return `${dataVar}${error.instancePath} ${what}`
+}
+
+/** The JSON error body of DECISIONS §1 for a status; server errors never reveal their message. */
+export function errorBody (statusCode: number, message: string, code?: string): ErrorBody {
+  const error = STATUS_CODES[statusCode] ?? 'Error'
+  return statusCode >= 500
+    ? { statusCode, error, message: error }
+    : { statusCode, ...(code === undefined ? {} : { code }), error, message }
+}
+
+/**
+ * Every error the service produces, as JSON: the error handler, the schema error formatter,
+ * and the handler for requests that match no route (404) or no method of a route (405 + Allow).
+ */
+export default fp(async function errors (fastify) {
+  fastify.setSchemaErrorFormatter((errors, dataVar) => {
+    const [first] = errors
+    return new Error(first === undefined ? `${dataVar} is invalid` : validationMessage(first, dataVar))
+  })
+
+  fastify.setErrorHandler(function handleError (error: FastifyError, request, reply) {
+    const status = error.statusCode ?? 500
+    const statusCode = status >= 400 && status <= 599 ? status : 500
+    if (statusCode >= 500) {
+      request.log.error({ err: error }, 'request failed')
+    } else {
+      request.log.info({ statusCode, code: error.code, reason: error.message }, 'request refused')
+    }
+    // A serializer chosen by content negotiation must not touch an error: errors are always JSON.
+    return reply.code(statusCode)
+      .type('application/json; charset=utf-8')
+      .serializer(JSON.stringify)
+      .send(errorBody(statusCode, error.message, error.code))
+  })
+
+  // Which methods each path answers, from the routes as they are registered.
+  const routes = FindMyWay({ ...fastify.initialConfig.routerOptions })
+  const methods = new Set<HTTPMethod>()
+  fastify.addHook('onRoute', ({ method, url }) => {
+    for (const m of [method].flat().map((name) => name.toUpperCase() as HTTPMethod)) {
+      methods.add(m)
+      if (routes.findRoute(m, url) === null) routes.on(m, url, () => {})
+    }
+  })
+
+  fastify.setNotFoundHandler(function notFound (request, reply) {
+    const { url } = request
+    const method = request.method as HTTPMethod
+    // A route matched and sent us here itself (e.g. a missing static file): a plain 404.
+    if (routes.find(method, url) === null) {
+      const allowed = [...methods].filter((m) => routes.find(m, url) !== null).sort(byMethodOrder)
+      if (allowed.length > 0) {
+        reply.header('allow', allowed.join(', '))
+        return reply.send(new MethodNotAllowed(method, url.split('?')[0], allowed.join(', ')))
+      }
+    }
+    return reply.send(new RouteNotFound(method, url.split('?')[0]))
+  })
+}, { name: 'errors' })

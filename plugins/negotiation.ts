@@ -1,0 +1,104 @@
+import fp from 'fastify-plugin'
+import accepts from '@fastify/accepts'
+import createError from '@fastify/error'
+import type { FastifyReply, onRequestHookHandler } from 'fastify'
+
+/** Writes a response body in one media type. */
+export type Serializer = (payload: any) => string
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Media types the route answers with, by preference: the first one is the default. */
+    produces?: readonly string[]
+    /** Media types the route reads a body in. Routes with a body schema default to JSON. */
+    consumes?: readonly string[]
+  }
+  interface FastifyContextConfig {
+    /**
+     * How to write the payload in the non-JSON types of `schema.produces`. `'schema'` writes it
+     * with the response schema's JSON serializer under that type (e.g. octet-stream of the JSON).
+     */
+    serializers?: Readonly<Record<string, Serializer | 'schema'>>
+  }
+}
+
+export const NotAcceptable = createError('FST_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
+export const UnsupportedMediaType = createError('FST_ERR_CTP_INVALID_MEDIA_TYPE', '%s', 415)
+
+const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
+
+/** The Content-Type header for a produced type: text and JSON are UTF-8. */
+export function contentTypeHeader (type: string): string {
+  return type.startsWith('text/') || isJson(type) ? `${type}; charset=utf-8` : type
+}
+
+/** The media type of a Content-Type header value, without parameters, lower case. */
+export function essence (header: string): string {
+  return (header.split(';', 1)[0] ?? '').trim().toLowerCase()
+}
+
+function schemaSerializer (reply: FastifyReply): Serializer {
+  return (payload) => (reply.getSerializationFunction(String(reply.statusCode)) ?? JSON.stringify)(payload)
+}
+
+/** onRequest hook: 406 unless `Accept` admits one of `produces`; else labels and serializes the reply in it. */
+function negotiator (produces: readonly string[], serializers: Readonly<Record<string, Serializer | 'schema'>> = {}): onRequestHookHandler {
+  const types = [...produces]
+  const choices = new Map(types.map((type) => [type, { header: contentTypeHeader(type), serializer: serializers[type] }]))
+  const preferred = types[0] as string
+  const vary = types.length > 1
+
+  return function negotiate (request, reply, done) {
+    const accept = request.headers.accept
+    let type = preferred
+    // Most clients send no Accept, */* or exactly the default type: skip the parse for them.
+    if (accept !== undefined && accept.trim() !== '' && accept !== '*/*' && accept !== preferred) {
+      // Given a list, accepts answers with one of its entries or false.
+      const best = request.accepts().type(types) as string | false
+      if (best === false) return done(new NotAcceptable(accept, types.join(', ')))
+      type = best
+    }
+    const choice = choices.get(type)!
+    if (vary) reply.header('vary', 'Accept')
+    reply.header('content-type', choice.header)
+    if (choice.serializer === 'schema') reply.serializer(schemaSerializer(reply))
+    else if (choice.serializer !== undefined) reply.serializer(choice.serializer)
+    done()
+  }
+}
+
+/** onRequest hook: 415 unless the body comes in one of `consumes` (or, when optional, there is none). */
+function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): onRequestHookHandler {
+  const accepted = consumes.map(essence)
+  const expected = `this endpoint accepts ${consumes.join(', ')}`
+
+  return function requireSupportedBody (request, reply, done) {
+    const header = request.headers['content-type']
+    if (header === undefined) {
+      const length = request.headers['content-length']
+      const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+      return done(bodyRequired || hasBody ? new UnsupportedMediaType(`Content-Type is missing; ${expected}`) : undefined)
+    }
+    const type = essence(header)
+    done(accepted.includes(type) ? undefined : new UnsupportedMediaType(`Content-Type ${type} is not supported; ${expected}`))
+  }
+}
+
+/**
+ * Content negotiation both ways, declared once per route in its schema: `produces` (406 and the
+ * serializer of the chosen type) and `consumes` (415). Runs in onRequest, after any
+ * authentication hook of the route, before the body is parsed.
+ */
+export default fp(async function negotiation (fastify) {
+  await fastify.register(accepts)
+
+  fastify.addHook('onRoute', (route) => {
+    const { schema } = route
+    const hooks: onRequestHookHandler[] = []
+    if (schema?.produces !== undefined) hooks.push(negotiator(schema.produces, route.config?.serializers))
+    const consumes = schema?.consumes ?? (schema?.body === undefined ? undefined : ['application/json'])
+    if (consumes !== undefined) hooks.push(contentTypeGuard(consumes, schema?.body !== undefined))
+    // A new array: the GET route and its automatic HEAD route share the original one.
+    if (hooks.length > 0) route.onRequest = [...[route.onRequest ?? []].flat(), ...hooks] as typeof route.onRequest
+  })
+}, { name: 'negotiation' })

@@ -1,0 +1,18 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+
+const HealthSchema = Type.Object({
+  status: Type.Literal('ok')
+}, { examples: [{ status: 'ok' }] })
+
+/** GET /health: liveness for the container's HEALTHCHECK and the reverse proxy. */
+const health: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/', {
+    schema: {
+      summary: 'Liveness check',
+      produces: ['application/json'],
+      response: { 200: HealthSchema }
+    }
+  }, async () => ({ status: 'ok' as const }))
+}
+
+export default health

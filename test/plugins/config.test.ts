@@ -1,0 +1,74 @@
+import path from 'node:path'
+import t from 'tap'
+import { loadConfig, projectRoot, trustProxyOption } from '../../plugins/config.js'
+
+t.test('defaults, with nothing set', async (t) => {
+  const config = loadConfig({})
+  t.match(config, {
+    HOST: '127.0.0.1',
+    PORT: 3000,
+    LOG_LEVEL: 'info',
+    BODY_LIMIT: 1048576,
+    FILES_DIR: process.cwd(),
+    STATIC_DIR: path.join(projectRoot, 'static'),
+    DOCS_CATCH_ALL: true,
+    AUTH_REALM: 'my-realm',
+    BASIC_AUTH_USERS: 'servant:server',
+    TRUST_PROXY: 'false'
+  })
+  t.equal(config.API_TOKENS, undefined)
+})
+
+t.test('values are decoded to their types and paths resolved', async (t) => {
+  const config = loadConfig({
+    PORT: '8080',
+    BODY_LIMIT: '100',
+    DOCS_CATCH_ALL: 'false',
+    FILES_DIR: 'data',
+    STATIC_DIR: '/srv/static',
+    API_TOKENS: 'abc,d.e-f~g+h/i=='
+  })
+  t.equal(config.PORT, 8080)
+  t.equal(config.BODY_LIMIT, 100)
+  t.equal(config.DOCS_CATCH_ALL, false)
+  t.equal(config.FILES_DIR, path.resolve('data'))
+  t.equal(config.STATIC_DIR, '/srv/static')
+  t.equal(config.API_TOKENS, 'abc,d.e-f~g+h/i==')
+})
+
+t.test('production has no default credentials', async (t) => {
+  t.equal(loadConfig({ NODE_ENV: 'production' }).BASIC_AUTH_USERS, undefined)
+  t.equal(loadConfig({ NODE_ENV: 'production', BASIC_AUTH_USERS: 'a:b' }).BASIC_AUTH_USERS, 'a:b')
+})
+
+t.test('an invalid value is refused with a message naming the variable', async (t) => {
+  const invalid: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['LOG_LEVEL', 'verbose'],
+    ['BODY_LIMIT', '0'],
+    ['BODY_LIMIT', 'lots'],
+    ['DOCS_CATCH_ALL', 'maybe'],
+    ['HOST', ''],
+    ['AUTH_REALM', 'my "realm"'],
+    ['BASIC_AUTH_USERS', 'nocolon'],
+    ['BASIC_AUTH_USERS', ':nouser'],
+    ['BASIC_AUTH_USERS', 'a:b,,c:d'],
+    ['API_TOKENS', 'has space'],
+    ['API_TOKENS', 'a,,b'],
+    ['TRUST_PROXY', 'yes please']
+  ]
+  for (const [name, value] of invalid) {
+    t.throws(() => loadConfig({ [name]: value }), new RegExp(name), `${name}=${JSON.stringify(value)}`)
+  }
+})
+
+t.test('TRUST_PROXY maps to Fastify\'s trustProxy', async (t) => {
+  t.equal(trustProxyOption('true'), true)
+  t.equal(trustProxyOption('false'), false)
+  t.equal(trustProxyOption('10.0.0.0/8,127.0.0.1'), '10.0.0.0/8,127.0.0.1')
+  const hops = trustProxyOption('2')
+  if (typeof hops !== 'function') throw new Error('a hop count gives a function')
+  t.same([0, 1, 2].map((hop) => hops('10.0.0.1', hop)), [true, true, false], 'trusts the nearest 2 hops')
+})

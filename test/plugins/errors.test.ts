@@ -1,0 +1,106 @@
+import { Writable } from 'node:stream'
+import t from 'tap'
+import Fastify from 'fastify'
+import createError from '@fastify/error'
+import { Type } from '@sinclair/typebox'
+import { options } from '../../app.js'
+import { StringEnum } from '../../schemas/common.js'
+import { assertError, build, buildPlugins, json } from '../helper.js'
+
+/** A pino destination that keeps every line written to it. */
+function logSink () {
+  const lines: string[] = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      lines.push(...String(chunk).split('\n').filter(Boolean))
+      callback()
+    }
+  })
+  return { lines, stream }
+}
+
+t.test('an unknown path is a 404 JSON error', async (t) => {
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' })
+  for (const url of ['/no-such-path', '/health/extra', '/Health']) {
+    assertError(t, await app.inject({ url }), 404, url.split('?')[0])
+  }
+  assertError(t, await app.inject({ method: 'DELETE', url: '/nowhere' }), 404)
+})
+
+t.test('a wrong method is a 405 with Allow listing the path\'s methods', async (t) => {
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' })
+  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
+    const res = await app.inject({ method, url: '/health' })
+    assertError(t, res, 405, method)
+    t.equal(res.headers.allow, 'GET, HEAD', `${method}: Allow`)
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/health/?x=1' })).headers.allow, 'GET, HEAD', 'trailing slash and query ignored')
+})
+
+t.test('a route that calls callNotFound itself answers 404, not 405', async (t) => {
+  const app = await buildPlugins(t, (server) => {
+    server.get('/files/:name', (_request, reply) => reply.callNotFound())
+  })
+  const res = await app.inject({ url: '/files/missing.txt' })
+  assertError(t, res, 404)
+  t.notOk(res.headers.allow)
+})
+
+t.test('a body over BODY_LIMIT is a 413', async (t) => {
+  const app = await buildPlugins(t, (server) => {
+    server.post('/echo', { schema: { body: Type.Object({ text: Type.String() }) } }, async (request) => request.body)
+  }, { BODY_LIMIT: '64' })
+  const fits = JSON.stringify({ text: 'x'.repeat(64 - 11) })
+  t.equal(fits.length, 64)
+  t.equal((await app.inject({ method: 'POST', url: '/echo', payload: fits, headers: { 'content-type': 'application/json' } })).statusCode, 200, 'at the limit')
+  const over = JSON.stringify({ text: 'x'.repeat(64 - 10) })
+  assertError(t, await app.inject({ method: 'POST', url: '/echo', payload: over, headers: { 'content-type': 'application/json' } }), 413)
+})
+
+t.test('validation errors name the field; an enum lists its values', async (t) => {
+  const app = await buildPlugins(t, (server) => {
+    server.get('/sorted', { schema: { querystring: Type.Object({ by: Type.Optional(StringEnum(['age', 'name'])) }) } }, async () => 'ok')
+    server.post('/people', { schema: { body: Type.Object({ name: Type.String(), age: Type.Integer() }) } }, async () => 'ok')
+  })
+  t.equal(assertError(t, await app.inject({ url: '/sorted?by=size' }), 400), 'querystring/by must be one of: age, name')
+  t.equal(assertError(t, await app.inject({ method: 'POST', url: '/people', payload: { name: 'x' } }), 400), 'body must have required property \'age\'')
+  t.equal(assertError(t, await app.inject({ method: 'POST', url: '/people', payload: { name: 'x', age: 'old' } }), 400), 'body/age must be integer')
+})
+
+t.test('a server error hides its message from the client and logs it with the request id', async (t) => {
+  const { lines, stream } = logSink()
+  const Teapot = createError('E_POT', 'the pot leaks', 599)
+  const app = await buildPlugins(t, (server) => {
+    server.get('/boom', async () => { throw new Error('secret database detail') })
+    server.get('/odd-status', async () => { throw Object.assign(new Error('redirect?'), { statusCode: 302 }) })
+    server.get('/custom', async () => { throw new Teapot() })
+  }, {}, { logger: { level: 'info', stream } })
+
+  const res = await app.inject({ url: '/boom' })
+  t.same(json(res), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  t.notMatch(res.body, /secret/)
+  const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed')
+  t.match(logged, { level: 50, reqId: String, err: { message: 'secret database detail' } }, 'logged at error level with reqId')
+
+  t.same(json(await app.inject({ url: '/odd-status' })).statusCode, 500, 'a non-error status becomes 500')
+  const custom = json(await app.inject({ url: '/custom' }))
+  t.same(custom, { statusCode: 599, error: 'Error', message: 'Error' }, 'no reason phrase: a generic one')
+})
+
+t.test('the Authorization header never reaches the logs', async (t) => {
+  const { lines, stream } = logSink()
+  const server = Fastify({ ...options, logger: { ...options.logger, level: 'trace', stream } })
+  server.get('/', async (request) => {
+    request.log.info({ headers: request.headers }, 'headers as received')
+    request.log.info({ request: { headers: request.headers } }, 'request as received')
+    return 'ok'
+  })
+  t.teardown(() => server.close())
+  await server.inject({ url: '/', headers: { authorization: 'Basic c2VydmFudDpzZXJ2ZXI=', cookie: 'session=s3cr3t' } })
+  const all = lines.join('\n')
+  t.match(all, /headers as received/)
+  t.match(all, /request as received/)
+  t.notMatch(all, /c2VydmFudDpzZXJ2ZXI=/, 'credentials redacted')
+  t.notMatch(all, /s3cr3t/, 'cookie redacted')
+  t.match(all, /\[redacted\]/)
+})

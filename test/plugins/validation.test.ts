@@ -1,0 +1,79 @@
+import t from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { assertError, buildPlugins, json } from '../helper.js'
+
+function routes (server: FastifyInstance) {
+  server.get('/n/:x', { schema: { params: Type.Object({ x: Type.Integer() }) } }, async (request) => request.params)
+  server.get('/q', {
+    schema: {
+      querystring: Type.Object({
+        name: Type.Optional(Type.String()),
+        count: Type.Optional(Type.Integer({ minimum: 0 })),
+        ratio: Type.Optional(Type.Number()),
+        flag: Type.Optional(Type.Boolean()),
+        tag: Type.Optional(Type.Array(Type.Integer())),
+        page: Type.Integer({ default: 1 })
+      })
+    }
+  }, async (request) => request.query)
+  server.get('/h', {
+    schema: { headers: Type.Object({ 'x-count': Type.Optional(Type.Integer()) }) }
+  }, async (request) => ({ count: request.headers['x-count'] }))
+  server.post('/body', {
+    schema: { body: Type.Object({ n: Type.Integer(), tags: Type.Optional(Type.Array(Type.String())) }) }
+  }, async (request) => ({ body: request.body, keys: Object.keys(request.body as object) }))
+}
+
+t.test('an integer capture is a sign and decimal digits within the safe range', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const good: Array<[string, number]> = [['1', 1], ['-3', -3], ['+4', 4], ['007', 7], ['0', 0],
+    ['9007199254740991', 9007199254740991], ['-9007199254740991', -9007199254740991]]
+  for (const [text, value] of good) {
+    t.same(json(await app.inject({ url: `/n/${text}` })), { x: value }, text)
+  }
+  const bad = ['1.5', '1e3', '0x10', '%201', '1%20', 'abc', '--1', '+', '9007199254740992', '-9007199254740992',
+    '99999999999999999999', '1'.repeat(300)]
+  for (const text of bad) {
+    assertError(t, await app.inject({ url: `/n/${text}` }), 400, /^params\/x must be a decimal integer/)
+  }
+})
+
+t.test('query parameters: decoded strictly, first occurrence wins, empty is a value', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const query = async (qs: string) => json(await app.inject({ url: `/q?${qs}` }))
+  t.same(await query('name=a&name=b'), { name: 'a', page: 1 }, 'first occurrence wins')
+  t.same(await query('name='), { name: '', page: 1 }, 'empty value is the empty string')
+  t.same(await query('name'), { name: '', page: 1 }, 'no = is the empty string too')
+  t.same(await query('name=Hello+World%21'), { name: 'Hello World!', page: 1 }, 'decoded')
+  t.same(await query('count=5&count=x'), { count: 5, page: 1 })
+  t.same(await query('ratio=-1.5e2&flag=false&page=3'), { ratio: -150, flag: false, page: 3 })
+  t.same(await query('tag=1&tag=-2'), { tag: [1, -2], page: 1 }, 'a list collects every occurrence')
+  t.same(await query('tag=7'), { tag: [7], page: 1 }, 'a list of one')
+  t.same(await query('unknown=1'), { page: 1 }, 'unknown parameters are dropped')
+
+  assertError(t, await app.inject({ url: '/q?count=' }), 400, 'querystring/count')
+  assertError(t, await app.inject({ url: '/q?count=-1' }), 400, 'querystring/count must be >= 0')
+  assertError(t, await app.inject({ url: '/q?ratio=1.2.3' }), 400, 'querystring/ratio must be a decimal number')
+  assertError(t, await app.inject({ url: '/q?flag=yes' }), 400, 'querystring/flag must be true or false')
+  assertError(t, await app.inject({ url: '/q?tag=1&tag=x' }), 400, 'querystring/tag/1')
+})
+
+t.test('headers are decoded like query parameters', async (t) => {
+  const app = await buildPlugins(t, routes)
+  t.same(json(await app.inject({ url: '/h', headers: { 'x-count': '12' } })), { count: 12 })
+  assertError(t, await app.inject({ url: '/h', headers: { 'x-count': '1e3' } }), 400, 'headers/x-count')
+})
+
+t.test('JSON bodies are not coerced; unknown and poisoned keys never reach the handler', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const post = (payload: string) => app.inject({ method: 'POST', url: '/body', headers: { 'content-type': 'application/json' }, payload })
+  t.same(json(await post('{"n":25,"extra":true}')), { body: { n: 25 }, keys: ['n'] })
+  assertError(t, await post('{"n":"25"}'), 400, 'body/n must be integer')
+  assertError(t, await post('{"n":1.5}'), 400, 'body/n must be integer')
+  assertError(t, await post('{"n":1,"tags":"a"}'), 400, 'body/tags must be array')
+  assertError(t, await post('{"n":1,"__proto__":{"admin":true}}'), 400)
+  assertError(t, await post('{"n":1,"constructor":{"prototype":{"admin":true}}}'), 400)
+  assertError(t, await post('{"n":'), 400)
+  assertError(t, await post('[1]'), 400, 'body must be object')
+})

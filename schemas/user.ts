@@ -1,0 +1,22 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SafeInteger } from './common.js'
+
+/** The two users of the servant tutorial (DECISIONS §2), in id order: ids 1 and 2 of the user store. */
+export const SAMPLE_USERS = [
+  { name: 'Isaac Newton', age: 372, email: 'isaac@newton.co.uk', registration_date: '1683-03-01' },
+  { name: 'Albert Einstein', age: 136, email: 'ae@mc2.org', registration_date: '1905-12-01' }
+] as const
+
+export const [ISAAC, ALBERT] = SAMPLE_USERS
+
+/** A user, its fields in the order of the spec's table (and of every JSON body). */
+export const UserSchema = Type.Object({
+  name: Type.String(),
+  age: SafeInteger(),
+  email: Type.String(),
+  registration_date: Type.String({ format: 'date', description: 'YYYY-MM-DD' })
+}, { examples: [ISAAC] })
+
+export type User = Static<typeof UserSchema>
+
+export const UsersSchema = Type.Array(UserSchema, { examples: [SAMPLE_USERS] })

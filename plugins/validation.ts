@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin'
-import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv'
 import formats from 'ajv-formats'
 
 /**
  * One Ajv for every part of a request, and it never coerces: a JSON body must carry the declared
- * types (`"25"` is not an integer). Captures, query strings and headers are text on the wire,
- * so they are first decoded by the strict rules of DECISIONS §1 and then validated the same way.
+ * types (`"25"` is not an integer). Captures, query strings, headers and form fields are text on
+ * the wire, so they are first decoded by the strict rules of DECISIONS §1 and then validated the
+ * same way.
  * Unknown keys are removed rather than refused, and never reach a handler.
  */
 const ajv = new Ajv({
@@ -52,9 +53,9 @@ function decoderFor (schema: AnySchemaObject): Decoder {
   if (schema.type === 'array') {
     const item = decoderFor(schema.items ?? {})
     return (raw, path) => {
-      if (raw === undefined) return { value: raw }
+      // A list parameter: every occurrence, in order; none is the empty list.
       const values = []
-      for (const [index, text] of (Array.isArray(raw) ? raw : [raw]).entries()) {
+      for (const [index, text] of (raw === undefined ? [] : [raw].flat()).entries()) {
         const decoded = item(text, `${path}/${index}`)
         if ('error' in decoded) return decoded
         values.push(decoded.value)
@@ -70,28 +71,47 @@ function decoderFor (schema: AnySchemaObject): Decoder {
   }
 }
 
-/**
- * Wraps a validator of an object schema (params, querystring, headers) with the decoding of its
- * properties from text. The request part is replaced by the decoded copy.
- */
-function wireValidator (schema: AnySchemaObject, validate: ValidateFunction) {
+/** Decodes the properties of an object schema from their text; the result is a new object. */
+function wireDecoder (schema: AnySchemaObject) {
   const decoders = Object.entries<AnySchemaObject>(schema.properties ?? {})
     .map(([key, property]) => [key, decoderFor(property)] as const)
 
-  return function validateWire (data: Record<string, WireValue> | null) {
+  return function decodeWire (data: Record<string, WireValue> | null): WireResult {
     const decoded: Record<string, unknown> = { ...data }
     for (const [key, decode] of decoders) {
       const result = decode(decoded[key] as WireValue, `/${key}`)
       if ('error' in result) return result
       if (result.value !== undefined) decoded[key] = result.value
     }
-    return validate(decoded) ? { value: decoded } : { error: validate.errors ?? [] }
+    return { value: decoded }
   }
 }
 
+/** Marks a body parsed from a form: its fields are text on the wire, decoded like a query string. */
+const FORM_FIELDS = Symbol('form fields')
+
+export function formFields<T extends object> (fields: T): T {
+  return Object.defineProperty(fields, FORM_FIELDS, { value: true })
+}
+
+function isFormFields (data: unknown): data is Record<string, WireValue> {
+  return typeof data === 'object' && data !== null && FORM_FIELDS in data
+}
+
+function compile (schema: AnySchemaObject, httpPart: string | undefined) {
+  const validate = ajv.compile(schema)
+  const decode = wireDecoder(schema)
+  const check = (value: unknown): WireResult => validate(value) ? { value } : { error: validate.errors ?? [] }
+  const checkDecoded = (data: Record<string, WireValue> | null): WireResult => {
+    const decoded = decode(data)
+    return 'error' in decoded ? decoded : check(decoded.value)
+  }
+  // A JSON body is validated as it is; form fields, captures, query strings and headers are decoded first.
+  return httpPart === 'body'
+    ? (data: unknown) => isFormFields(data) ? checkDecoded(data) : check(data)
+    : checkDecoded
+}
+
 export default fp(async function validation (fastify) {
-  fastify.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = ajv.compile(schema as AnySchemaObject)
-    return httpPart === 'body' ? validate : wireValidator(schema as AnySchemaObject, validate)
-  })
+  fastify.setValidatorCompiler(({ schema, httpPart }) => compile(schema as AnySchemaObject, httpPart))
 }, { name: 'validation' })

@@ -20,6 +20,12 @@ function routes (server: FastifyInstance) {
   server.get('/h', {
     schema: { headers: Type.Object({ 'x-count': Type.Optional(Type.Integer()) }) }
   }, async (request) => ({ count: request.headers['x-count'] }))
+  server.post('/form', {
+    schema: {
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: Type.Object({ name: Type.String(), age: Type.Integer(), likes: Type.Array(Type.String()) })
+    }
+  }, async (request) => request.body)
   server.post('/body', {
     schema: { body: Type.Object({ n: Type.Integer(), tags: Type.Optional(Type.Array(Type.String())) }) }
   }, async (request) => ({ body: request.body, keys: Object.keys(request.body as object) }))
@@ -42,15 +48,15 @@ t.test('an integer capture is a sign and decimal digits within the safe range', 
 t.test('query parameters: decoded strictly, first occurrence wins, empty is a value', async (t) => {
   const app = await buildPlugins(t, routes)
   const query = async (qs: string) => json(await app.inject({ url: `/q?${qs}` }))
-  t.same(await query('name=a&name=b'), { name: 'a', page: 1 }, 'first occurrence wins')
-  t.same(await query('name='), { name: '', page: 1 }, 'empty value is the empty string')
-  t.same(await query('name'), { name: '', page: 1 }, 'no = is the empty string too')
-  t.same(await query('name=Hello+World%21'), { name: 'Hello World!', page: 1 }, 'decoded')
-  t.same(await query('count=5&count=x'), { count: 5, page: 1 })
-  t.same(await query('ratio=-1.5e2&flag=false&page=3'), { ratio: -150, flag: false, page: 3 })
+  t.same(await query('name=a&name=b'), { name: 'a', tag: [], page: 1 }, 'first occurrence wins')
+  t.same(await query('name='), { name: '', tag: [], page: 1 }, 'empty value is the empty string')
+  t.same(await query('name'), { name: '', tag: [], page: 1 }, 'no = is the empty string too')
+  t.same(await query('name=Hello+World%21'), { name: 'Hello World!', tag: [], page: 1 }, 'decoded')
+  t.same(await query('count=5&count=x'), { count: 5, tag: [], page: 1 })
+  t.same(await query('ratio=-1.5e2&flag=false&page=3'), { ratio: -150, flag: false, tag: [], page: 3 })
   t.same(await query('tag=1&tag=-2'), { tag: [1, -2], page: 1 }, 'a list collects every occurrence')
   t.same(await query('tag=7'), { tag: [7], page: 1 }, 'a list of one')
-  t.same(await query('unknown=1'), { page: 1 }, 'unknown parameters are dropped')
+  t.same(await query('unknown=1'), { tag: [], page: 1 }, 'unknown parameters are dropped, an absent list is empty')
 
   assertError(t, await app.inject({ url: '/q?count=' }), 400, 'querystring/count')
   assertError(t, await app.inject({ url: '/q?count=-1' }), 400, 'querystring/count must be >= 0')
@@ -76,4 +82,16 @@ t.test('JSON bodies are not coerced; unknown and poisoned keys never reach the h
   assertError(t, await post('{"n":1,"constructor":{"prototype":{"admin":true}}}'), 400)
   assertError(t, await post('{"n":'), 400)
   assertError(t, await post('[1]'), 400, 'body must be object')
+})
+
+t.test('form fields are decoded like a query string; the same body as JSON is not', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const form = (payload: string) => app.inject({ method: 'POST', url: '/form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload })
+  t.same(json(await form('name=Alp+M&age=25&likes=a&likes=b%26c')), { name: 'Alp M', age: 25, likes: ['a', 'b&c'] })
+  t.same(json(await form('name=Alp&age=-1&likes=x')), { name: 'Alp', age: -1, likes: ['x'] }, 'one key, a list of one')
+  t.same(json(await form('name=Alp&name=Bob&age=2')), { name: 'Alp', age: 2, likes: [] }, 'no key, an empty list; first name wins')
+  t.same(json(await form('name=Alp&age=2&__proto__=x&constructor=y')), { name: 'Alp', age: 2, likes: [] }, 'unknown keys dropped')
+  assertError(t, await form('name=Alp&age=2.5'), 400, 'body/age must be a decimal integer')
+  assertError(t, await form('age=2'), 400, 'body must have required property \'name\'')
+  assertError(t, await app.inject({ method: 'POST', url: '/form', payload: { name: 'Alp', age: '25', likes: [] } }), 400, 'body/age must be integer')
 })

@@ -45,6 +45,12 @@ function schemaSerializer (reply: FastifyReply): Serializer {
 function negotiator (produces: readonly string[], serializers: Readonly<Record<string, Serializer | 'schema'>> = {}): onRequestHookHandler {
   const types = [...produces]
   const choices = new Map(types.map((type) => [type, { header: contentTypeHeader(type), serializer: serializers[type] }]))
+  // What is offered is what is sent: a UTF-8 type also as `type;charset=utf-8` (SPEC §1 offers
+  // `application/json;charset=utf-8`), or an Accept naming the charset would match nothing.
+  const offers = types.flatMap((type) => {
+    const header = contentTypeHeader(type)
+    return header === type ? [type] : [type, header.replace('; ', ';')]
+  })
   const preferred = types[0] as string
   const vary = types.length > 1
 
@@ -54,9 +60,9 @@ function negotiator (produces: readonly string[], serializers: Readonly<Record<s
     // Most clients send no Accept, */* or exactly the default type: skip the parse for them.
     if (accept !== undefined && accept.trim() !== '' && accept !== '*/*' && accept !== preferred) {
       // Given a list, accepts answers with one of its entries or false.
-      const best = request.accepts().type(types) as string | false
+      const best = request.accepts().type(offers) as string | false
       if (best === false) return done(new NotAcceptable(accept, types.join(', ')))
-      type = best
+      type = essence(best)
     }
     const choice = choices.get(type)!
     if (vary) reply.header('vary', 'Accept')

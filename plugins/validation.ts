@@ -31,12 +31,14 @@ function wireError (path: string, type: string, message: string): { error: Error
 }
 
 /** The scalar decoders, by JSON type. Anything else (strings, enums, unions) passes through as text. */
-const scalarDecoders: Record<string, (text: string, path: string) => WireResult> = {
-  integer (text, path) {
+const scalarDecoders: Record<string, (text: string, path: string, schema: AnySchemaObject) => WireResult> = {
+  integer (text, path, schema) {
     const value = Number(text)
-    return INTEGER.test(text) && Number.isSafeInteger(value)
-      ? { value }
-      : wireError(path, 'integer', `must be a decimal integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`)
+    if (INTEGER.test(text) && Number.isSafeInteger(value)) return { value }
+    // The range said is the schema's own when it has one (bounds beyond it are checked after).
+    const min = Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER)
+    const max = Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+    return wireError(path, 'integer', `must be a decimal integer between ${min} and ${max}`)
   },
   number (text, path) {
     const value = Number(text)
@@ -67,7 +69,7 @@ function decoderFor (schema: AnySchemaObject): Decoder {
   return (raw, path) => {
     // A repeated single-valued parameter: the first occurrence wins.
     const text = Array.isArray(raw) ? raw[0] : raw
-    return scalar === undefined || text === undefined ? { value: text } : scalar(text, path)
+    return scalar === undefined || text === undefined ? { value: text } : scalar(text, path, schema)
   }
 }
 

@@ -1,0 +1,8 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/** The full text of a file. */
+export const FileContentSchema = Type.Object({
+  content: Type.String()
+}, { examples: [{ content: 'Hello\n' }] })
+
+export type FileContent = Static<typeof FileContentSchema>

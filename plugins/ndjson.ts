@@ -1,0 +1,183 @@
+import { Socket } from 'node:net'
+import { Readable } from 'node:stream'
+import fp from 'fastify-plugin'
+import type { FastifyReply } from 'fastify'
+import type { Static, TSchema } from '@sinclair/typebox'
+
+/** Anything that yields items, one at a time: an array, a generator, an async generator, a cursor… */
+export type ItemSource<T> = Iterable<T> | AsyncIterable<T>
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * Sends `source` as NDJSON: each item written by a serializer compiled once from `itemSchema`,
+     * one compact JSON value and `\n` per item, in chunks, pulled only as fast as the client reads.
+     * The Content-Type is the one the route negotiated. Returns the reply.
+     */
+    ndjson<S extends TSchema> (source: ItemSource<Static<S>>, itemSchema: S): FastifyReply
+  }
+}
+
+/** Lines are gathered into chunks of about this many characters (and the stream buffers one such chunk). */
+export const CHUNK_SIZE = 64 * 1024
+
+type Serialize = (item: unknown) => string
+type Step = IteratorResult<unknown>
+
+const isThenable = (value: unknown): value is PromiseLike<Step> =>
+  typeof (value as PromiseLike<Step> | null)?.then === 'function'
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * The body of an NDJSON response: a readable stream that pulls items from an iterator only when
+ * its consumer (the response, through pipe) wants more bytes, and serialises them into lines.
+ *
+ * - Lines are batched into chunks of CHUNK_SIZE; a batch is sent early when the source makes us
+ *   wait (so items are written as they are produced), and the event loop gets a turn between chunks.
+ * - Destroyed (the client went away): the iterator's `return()` is called; nothing more is pulled.
+ * - The source (or the serializer) fails before the first item: the stream errors and Fastify
+ *   answers with an error response (the error's statusCode, else 500). Once an item has been
+ *   produced the 200 is committed: the lines produced so far are delivered, the error is logged,
+ *   and the connection is closed without the final chunk, so that the client sees the body is
+ *   incomplete. Either way the source is closed and never pulled again.
+ */
+class NdjsonStream extends Readable {
+  readonly #reply: FastifyReply
+  readonly #iterator: Iterator<unknown> | AsyncIterator<unknown>
+  readonly #serialize: Serialize
+  #batch = ''
+  #produced = 0
+  #wanted = false
+  #pumping = false
+  #finished = false
+  #failed = false
+  #sourceClosed = false
+  #flushTimer: NodeJS.Immediate | undefined
+
+  constructor (reply: FastifyReply, source: ItemSource<unknown>, serialize: Serialize) {
+    super({ highWaterMark: CHUNK_SIZE })
+    this.#reply = reply
+    this.#iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+    this.#serialize = serialize
+  }
+
+  override _read (): void {
+    this.#wanted = true
+    if (!this.#pumping && !this.#failed) this.#pump() // never rejects: failures go to #fail
+  }
+
+  async #pump (): Promise<void> {
+    this.#pumping = true
+    try {
+      while (this.#wanted && !this.destroyed) {
+        let step = this.#iterator.next()
+        if (isThenable(step)) {
+          // The source makes us wait: if it is still waiting once the event loop turns, send what we have.
+          if (this.#batch !== '') this.#flushTimer ??= setImmediate(() => this.#flush())
+          step = await step
+          if (this.destroyed) return
+        }
+        if (step.done === true) {
+          this.#finished = true
+          this.#flush()
+          this.push(null)
+          return
+        }
+        this.#produced++
+        this.#batch += this.#serialize(step.value) + '\n'
+        if (this.#batch.length >= CHUNK_SIZE) {
+          this.#flush()
+          // Let other requests and the socket's events in between chunks.
+          if (this.#wanted) await nextTurn()
+        }
+      }
+    } catch (err) {
+      this.#fail(err as Error)
+    } finally {
+      this.#pumping = false
+    }
+  }
+
+  #flush (): void {
+    if (this.#flushTimer !== undefined) {
+      clearImmediate(this.#flushTimer)
+      this.#flushTimer = undefined
+    }
+    if (this.#batch === '' || this.destroyed) return
+    const chunk = this.#batch
+    this.#batch = ''
+    this.#wanted = this.push(chunk)
+  }
+
+  #fail (err: Error): void {
+    if (this.destroyed) return
+    this.#failed = true
+    this.#closeSource()
+    if (this.#produced === 0) {
+      // Nothing is sent yet: Fastify turns the error into a proper error response.
+      this.destroy(err)
+      return
+    }
+    this.#reply.log.error({ err, items: this.#produced }, 'ndjson source failed: the response is cut short')
+    this.#flush()
+    // Once every line produced has been handed to the response, close the connection after them.
+    if (this.readableLength === 0) this.#cut()
+    else {
+      const whenEmpty = () => {
+        if (this.readableLength > 0) return
+        this.off('data', whenEmpty)
+        this.#cut()
+      }
+      this.on('data', whenEmpty)
+    }
+  }
+
+  /** Ends the connection once what was written is flushed, without the final chunk of the body. */
+  #cut (): void {
+    const res = this.#reply.raw
+    const socket = res.socket
+    if (socket instanceof Socket && !socket.destroyed) {
+      socket.end(() => socket.destroy())
+    } else {
+      res.destroy()
+    }
+  }
+
+  /** Stops pulling: the source's `return()` lets it release what it holds (finally blocks run). */
+  #closeSource (): void {
+    if (this.#sourceClosed || this.#finished) return
+    this.#sourceClosed = true
+    try {
+      const closed = this.#iterator.return?.()
+      if (isThenable(closed)) {
+        closed.then(undefined, (err: unknown) => this.#reply.log.warn({ err }, 'ndjson source failed to close'))
+      }
+    } catch (err) {
+      this.#reply.log.warn({ err }, 'ndjson source failed to close')
+    }
+  }
+
+  override _destroy (err: Error | null, callback: (error?: Error | null) => void): void {
+    if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer)
+    if (!this.#finished && !this.#sourceClosed) {
+      this.#reply.log.info({ items: this.#produced }, 'ndjson stream stopped early: the connection closed')
+    }
+    this.#closeSource()
+    callback(err)
+  }
+}
+
+/**
+ * NDJSON responses from any sync or async source: `return reply.ndjson(source, ItemSchema)`.
+ * Backpressure, batching, disconnects and source errors are handled here, once (see NdjsonStream).
+ * A HEAD request gets the headers only: nothing is pulled from the source.
+ */
+export default fp(async function ndjson (fastify) {
+  fastify.decorateReply('ndjson', function ndjson<S extends TSchema> (this: FastifyReply, source: ItemSource<Static<S>>, itemSchema: S) {
+    if (this.request.method === 'HEAD') return this.send(Readable.from([]))
+    // Compiled once per route and schema (Fastify caches it in the route's context).
+    const serialize = this.compileSerializationSchema(itemSchema) as Serialize
+    return this.send(new NdjsonStream(this, source, serialize))
+  })
+}, { name: 'ndjson' })

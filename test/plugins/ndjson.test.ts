@@ -1,0 +1,331 @@
+import http, { type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import t, { type Test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { assertError, buildPlugins } from '../helper.js'
+import { CHUNK_SIZE } from '../../plugins/ndjson.js'
+
+const Item = Type.Object({ n: Type.Integer(), label: Type.String() })
+const PAD = 'x'.repeat(100)
+
+/** A source whose pulls and closing can be watched: `pulled` counts the items it handed out. */
+function counted<T> (items: Iterable<T>) {
+  const state = { pulled: 0, closed: false }
+  const source = (function * () {
+    try {
+      for (const item of items) {
+        state.pulled++
+        yield item
+      }
+    } finally {
+      state.closed = true
+    }
+  })()
+  return { state, source }
+}
+
+function * range (count: number) {
+  for (let n = 1; n <= count; n++) yield { n, label: PAD }
+}
+
+function * forever () {
+  for (let n = 1; ; n++) yield { n, label: PAD }
+}
+
+/** The latest source of the routes below, so that a test can look at what was pulled. */
+let current = counted<{ n: number, label: string }>([])
+
+/** A gate that an async source waits on. */
+let release = () => {}
+
+function routes (server: FastifyInstance) {
+  const count = { querystring: Type.Object({ count: Type.Integer({ minimum: 0, default: 3 }) }) }
+  server.get('/array', { schema: { produces: ['application/x-ndjson', 'application/json'] } }, async (request, reply) =>
+    // Keys out of schema order, an extra key: the schema's serializer writes exactly the schema.
+    reply.ndjson([{ label: 'a', n: 1, extra: true }, { label: 'line\nbreak "q"', n: 2 }] as Array<{ n: number, label: string }>, Item))
+  server.get('/async', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) =>
+    reply.ndjson((async function * () {
+      yield { n: 1, label: 'a' }
+      await sleep(1)
+      yield { n: 2, label: 'line\nbreak "q"' }
+    })(), Item))
+  server.get('/empty', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) => reply.ndjson([], Item))
+  server.get('/count', { schema: { produces: ['application/x-ndjson'], ...count } }, async (request, reply) => {
+    current = counted(range((request.query as { count: number }).count))
+    return reply.ndjson(current.source, Item)
+  })
+  server.get('/forever', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) => {
+    current = counted(forever())
+    return reply.ndjson(current.source, Item)
+  })
+  server.get('/slow', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) =>
+    reply.ndjson((async function * () {
+      yield { n: 1, label: 'first' }
+      await new Promise<void>((resolve) => { release = resolve })
+      yield { n: 2, label: 'second' }
+    })(), Item))
+  server.get('/fails-first', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) =>
+    reply.ndjson((async function * () {
+      await sleep(1)
+      throw Object.assign(new Error('no such stream'), { statusCode: 404 })
+    })(), Item))
+  server.get('/crashes-first', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) =>
+    reply.ndjson((function * (): Generator<{ n: number, label: string }> {
+      throw new Error('database on fire')
+    })(), Item))
+  server.get('/fails-later', { schema: { produces: ['application/x-ndjson'], ...count } }, async (request, reply) => {
+    const { count } = request.query as { count: number }
+    current = counted((function * () {
+      yield * range(count)
+      throw new Error('source broke')
+    })())
+    return reply.ndjson(current.source, Item)
+  })
+  // Hand-written iterators whose next() fails after one item and whose return() fails too.
+  server.get('/broken-close', { schema: { produces: ['application/x-ndjson'], querystring: Type.Object({ async: Type.Boolean() }) } }, async (request, reply) => {
+    const { async } = request.query as { async: boolean }
+    let n = 0
+    const next = () => {
+      if (++n > 1) throw new Error('next broke')
+      return { done: false as const, value: { n, label: 'x' } }
+    }
+    const source = async
+      ? { [Symbol.asyncIterator]: () => ({ next: async () => next(), return: async () => { throw new Error('close broke') } }) }
+      : { [Symbol.iterator]: () => ({ next, return: (): never => { throw new Error('close broke') } }) }
+    return reply.ndjson(source, Item)
+  })
+  server.get('/bad-item', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) =>
+    reply.ndjson([{ n: 1, label: 'ok' }, { n: 2 }] as Array<{ n: number, label: string }>, Item))
+}
+
+/** Resolves once `check` holds, polling; rejects after `ms`. */
+async function until (check: () => boolean, ms = 10_000) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await sleep(10)
+  }
+}
+
+async function listen (t: Test, env: Record<string, string> = {}, logs?: Array<Record<string, unknown>>) {
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      logs?.push(JSON.parse(String(chunk)))
+      callback()
+    }
+  })
+  const app = await buildPlugins(t, routes, env, logs === undefined ? {} : { logger: { level: 'info', stream } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
+}
+
+/** A GET over a real socket of its own, the response not yet read. */
+function open (url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, resolve).on('error', reject)
+  })
+}
+
+/** Reads until at least `lines` complete lines have arrived, then pauses the response; returns them. */
+function readLines (res: IncomingMessage, lines: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    let text = ''
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8')
+      const complete = text.split('\n').slice(0, -1)
+      if (complete.length >= lines) {
+        res.off('data', onData)
+        res.pause()
+        resolve(complete)
+      }
+    }
+    res.on('data', onData)
+  })
+}
+
+/** The whole body of a response, and whether it ended properly (`complete`) or was cut. */
+function readAll (res: IncomingMessage): Promise<{ body: string, complete: boolean }> {
+  return new Promise((resolve) => {
+    let body = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => { body += chunk })
+    res.on('error', () => {})
+    res.on('close', () => resolve({ body, complete: res.complete }))
+  })
+}
+
+t.test('one compact JSON value per item, each followed by \\n, written by the schema', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const expected = '{"n":1,"label":"a"}\n{"n":2,"label":"line\\nbreak \\"q\\""}\n'
+  for (const url of ['/array', '/async']) {
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 200, url)
+    t.equal(res.headers['content-type'], 'application/x-ndjson', `${url}: the negotiated type`)
+    t.equal(res.body, expected, `${url}: schema key order, no extra key, escaped newline, LF only`)
+    t.notOk(res.headers['content-length'], `${url}: streamed, no Content-Length`)
+  }
+  const empty = await app.inject({ url: '/empty' })
+  t.equal(empty.statusCode, 200)
+  t.equal(empty.body, '', 'an empty source is an empty body')
+})
+
+t.test('the Content-Type is the one the route negotiated', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const res = await app.inject({ url: '/array', headers: { accept: 'application/json' } })
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(res.body, '{"n":1,"label":"a"}\n{"n":2,"label":"line\\nbreak \\"q\\""}\n', 'the same bytes')
+  assertError(t, await app.inject({ url: '/array', headers: { accept: 'text/html' } }), 406)
+})
+
+t.test('lines are sent in chunks, not one write per item', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const res = await app.inject({ url: '/count?count=20000', payloadAsStream: true })
+  let writes = 0
+  let bytes = 0
+  for await (const chunk of res.stream()) {
+    writes++
+    bytes += (chunk as Buffer).length
+  }
+  let expected = 0
+  for (const item of range(20000)) expected += JSON.stringify(item).length + 1
+  t.equal(bytes, expected, 'every line arrived')
+  t.ok(writes <= Math.ceil(bytes / CHUNK_SIZE) + 1, `${writes} writes for ${bytes} bytes`)
+})
+
+t.test('items are written as they are produced: a slow source does not hold back earlier lines', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const chunks: string[] = []
+  let ended = false
+  const request = app.inject({ url: '/slow', payloadAsStream: true }).then((res) => {
+    const body = res.stream()
+    body.on('data', (chunk: Buffer) => chunks.push(chunk.toString()))
+    body.on('end', () => { ended = true })
+  })
+  await until(() => chunks.length > 0, 2000).catch(() => {})
+  t.same(chunks, ['{"n":1,"label":"first"}\n'], 'the first line arrives while the source is still waiting')
+  release()
+  await request
+  await until(() => ended)
+  t.equal(chunks.join(''), '{"n":1,"label":"first"}\n{"n":2,"label":"second"}\n')
+})
+
+t.test('HEAD: headers only, nothing is pulled from the source', async (t) => {
+  const app = await buildPlugins(t, routes)
+  current = counted([])
+  const res = await app.inject({ method: 'HEAD', url: '/count?count=10000000' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'application/x-ndjson')
+  t.equal(res.body, '')
+  t.equal(current.state.pulled, 0, 'not one item produced')
+  const bad = await app.inject({ method: 'HEAD', url: '/count?count=x' })
+  t.equal(bad.statusCode, 400, 'a bad query is still refused')
+  t.equal(bad.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+t.test('a source that fails before its first item gets a proper error response', async (t) => {
+  const app = await buildPlugins(t, routes)
+  assertError(t, await app.inject({ url: '/fails-first' }), 404, 'no such stream')
+  const res = await app.inject({ url: '/crashes-first' })
+  assertError(t, res, 500)
+  t.notMatch(res.body, /database on fire/, 'a 5xx does not reveal its message')
+})
+
+t.test('a source that fails later: the lines produced are delivered, then the body is cut and the error logged', async (t) => {
+  const logs: Array<Record<string, unknown>> = []
+  const { base } = await listen(t, {}, logs)
+  for (const count of [2, 3000]) {
+    const res = await open(`${base}/fails-later?count=${count}`)
+    t.equal(res.statusCode, 200, 'the status was already sent')
+    const { body, complete } = await readAll(res)
+    t.equal(body.split('\n').length - 1, count, `all ${count} lines arrived`)
+    t.ok(body.endsWith(`{"n":${count},"label":"${PAD}"}\n`), 'the last line is whole')
+    t.equal(complete, false, 'the response is visibly incomplete (no final chunk)')
+    await until(() => current.state.closed)
+    const logged = logs.filter((entry) => entry.msg === 'ndjson source failed: the response is cut short' && entry.items === count)
+    t.equal(logged.length, 1, 'the failure is logged once, with the number of items')
+    t.equal((logged[0]?.err as { message?: string })?.message, 'source broke')
+  }
+
+  const bad = await readAll(await open(`${base}/bad-item`))
+  t.equal(bad.body, '{"n":1,"label":"ok"}\n', 'an item the schema cannot write stops the stream like a source error')
+  t.equal(bad.complete, false)
+
+  const after = await readAll(await open(`${base}/count?count=2`))
+  t.equal(after.complete, true, 'the server still answers')
+  t.equal(after.body.split('\n').length - 1, 2)
+})
+
+t.test('in-process (inject) a cut body is a failed response; a source whose return() fails is logged', async (t) => {
+  const logs: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      logs.push(JSON.parse(String(chunk)))
+      callback()
+    }
+  })
+  const app = await buildPlugins(t, routes, {}, { logger: { level: 'info', stream } })
+  await t.rejects(app.inject({ url: '/fails-later?count=2' }), { message: /destroyed before completion/ }, 'not a complete response')
+  for (const async of [false, true]) {
+    await t.rejects(app.inject({ url: `/broken-close?async=${async}` }), `async=${async}`)
+    await until(() => logs.filter((entry) => entry.msg === 'ndjson source failed to close').length === (async ? 2 : 1))
+    t.pass(`async=${async}: the failed close is logged`)
+  }
+  t.same(logs.filter((entry) => entry.msg === 'ndjson source failed to close').map((entry) => (entry.err as { message: string }).message),
+    ['close broke', 'close broke'])
+})
+
+t.test('a client that goes away stops production: count=10000000, a few lines, socket destroyed', async (t) => {
+  const logs: Array<Record<string, unknown>> = []
+  const { base } = await listen(t, {}, logs)
+  const res = await open(`${base}/count?count=10000000`)
+  t.equal(res.statusCode, 200)
+  const lines = await readLines(res, 5)
+  t.same(lines.slice(0, 5).map((line) => JSON.parse(line).n), [1, 2, 3, 4, 5], 'the first lines')
+  res.socket.destroy()
+
+  await until(() => current.state.closed)
+  t.pass('the source was closed (its finally block ran)')
+  const pulled = current.state.pulled
+  t.ok(pulled < 100_000, `pulled ${pulled} of 10,000,000 items`)
+  await sleep(200)
+  t.equal(current.state.pulled, pulled, 'and nothing more since')
+  await until(() => logs.some((entry) => entry.msg === 'ndjson stream stopped early: the connection closed'))
+  t.equal(logs.find((entry) => entry.msg === 'ndjson stream stopped early: the connection closed')?.items, pulled,
+    'the log says how far it got')
+
+  const again = await readAll(await open(`${base}/count?count=3`))
+  t.same(again, { body: `{"n":1,"label":"${PAD}"}\n{"n":2,"label":"${PAD}"}\n{"n":3,"label":"${PAD}"}\n`, complete: true },
+    'the server still answers')
+})
+
+t.test('backpressure: a client that stops reading stops the pulling; reading again resumes it', async (t) => {
+  const { base } = await listen(t)
+  const res = await open(`${base}/forever`)
+  await readLines(res, 1)
+  // res is paused: the client stops reading its socket once its buffers are full.
+  let seen = -1
+  let since = Date.now()
+  await until(() => {
+    if (current.state.pulled !== seen) {
+      seen = current.state.pulled
+      since = Date.now()
+    }
+    // An endless source without backpressure would never stall: give up at a million.
+    return Date.now() - since >= 500 || seen > 1_000_000
+  }, 20_000)
+  const stalled = current.state.pulled
+  await sleep(300)
+  t.equal(current.state.pulled, stalled, 'pulling has stopped')
+  // Socket buffers of both sides, the response's and the stream's buffer: a few MB at most.
+  t.ok(stalled < 100_000, `stalled after ${stalled} items (an endless source)`)
+
+  res.resume()
+  await until(() => current.state.pulled > stalled + 100_000)
+  t.pass('pulling resumed when the client read again')
+  res.socket.destroy()
+  await until(() => current.state.closed)
+  t.pass('and the endless source was closed when the client left')
+})

@@ -1,4 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
+import basicAuth from '@fastify/basic-auth'
+import createError from '@fastify/error'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { ErrorSchema } from '../schemas/common.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,6 +15,121 @@ declare module 'fastify' {
      */
     auth?: 'basic' | 'bearer'
   }
+  interface FastifyRequest {
+    /** The user whose Basic credentials were verified; set on routes with `config.auth: 'basic'`. */
+    authUser: AuthUser | null
+  }
 }
 
-export default fp(async function auth () {}, { name: 'auth' })
+/** What the server knows of a user after verifying its credentials. */
+export interface AuthUser {
+  name: string
+}
+
+export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
+export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
+export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
+
+/** The 401 response of a route with `config.auth`, with its challenge header. */
+export function unauthorizedResponse (scheme: 'Basic' | 'Bearer') {
+  return Type.Object(ErrorSchema.properties, {
+    description: `Missing, malformed or wrong credentials (${scheme})`,
+    examples: [scheme === 'Basic'
+      ? { statusCode: 401, code: 'FST_BASIC_AUTH_INVALID_CREDENTIALS', error: 'Unauthorized', message: 'Authorization: the user name or password is wrong for realm my-realm' }
+      : { statusCode: 401, code: 'FST_BEARER_AUTH_INVALID_TOKEN', error: 'Unauthorized', message: 'Authorization: the Bearer token is not valid' }],
+    headers: { 'WWW-Authenticate': Type.String({ description: `${scheme} realm="<AUTH_REALM>"` }) }
+  })
+}
+
+/** Secrets are compared as SHA-256 digests: equal lengths, so timingSafeEqual applies to any input. */
+const digest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest()
+
+/**
+ * A constant-time membership test for a list of secrets: the candidate is compared with every
+ * secret, whether or not an earlier one matched, and the index of the match is returned (-1: none).
+ */
+export function secretMatcher (secrets: readonly string[]): (candidate: string) => number {
+  const digests = secrets.map(digest)
+  return function match (candidate) {
+    const given = digest(candidate)
+    let found = -1
+    for (const [index, expected] of digests.entries()) {
+      if (timingSafeEqual(given, expected) && found === -1) found = index
+    }
+    return found
+  }
+}
+
+/**
+ * Verifies a Basic user name and password against `user:password` pairs. The pair is compared as
+ * one secret, so a wrong password and an unknown user take the same path and the same time.
+ * User names cannot contain a colon (RFC 7617), so `user:password` names exactly one pair.
+ */
+export function credentialsVerifier (pairs: string | undefined): (user: string, password: string) => AuthUser | null {
+  const entries = pairs === undefined ? [] : pairs.split(',')
+  const match = secretMatcher(entries)
+  const users = entries.map((entry) => entry.slice(0, entry.indexOf(':')))
+  return (user, password) => {
+    const index = match(`${user}:${password}`)
+    return index === -1 ? null : { name: users[index] as string }
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header (RFC 6750 b64token), or undefined. */
+export function bearerToken (header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header)?.[1]
+}
+
+/**
+ * Enforces the `config.auth` that routes declare. Its hook goes first in the route's onRequest
+ * list: authentication precedes content negotiation (406/415) and validation (400).
+ */
+export default fp(async function auth (fastify) {
+  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS } = fastify.config
+  const basicChallenge = `Basic realm="${AUTH_REALM}"`
+  const bearerChallenge = `Bearer realm="${AUTH_REALM}"`
+
+  if (BASIC_AUTH_USERS === undefined) {
+    fastify.log.warn('BASIC_AUTH_USERS is not set: every request to an endpoint behind Basic Authentication will be refused')
+  }
+  const verify = credentialsVerifier(BASIC_AUTH_USERS)
+
+  fastify.decorateRequest('authUser', null)
+  await fastify.register(basicAuth, {
+    // The challenge is added below: the plugin's own adds `charset`, DECISIONS §7 fixes the exact value.
+    authenticate: false,
+    validate (user, password, request, _reply, done) {
+      const authUser = verify(user, password)
+      if (authUser === null) return done(new InvalidCredentials(AUTH_REALM))
+      request.authUser = authUser
+      done()
+    }
+  })
+  const checkBasic = fastify.basicAuth as onRequestHookHandler
+
+  const challenge = (reply: FastifyReply, header: string, done: (err?: Error) => void) => (err?: Error) => {
+    if (err !== undefined) reply.header('www-authenticate', header)
+    done(err)
+  }
+
+  const requireBasic: onRequestHookHandler = function requireBasic (request, reply, done) {
+    checkBasic.call(fastify, request, reply, challenge(reply, basicChallenge, done))
+  }
+
+  const matchToken = secretMatcher(API_TOKENS === undefined ? [] : API_TOKENS.split(','))
+  const requireBearer: onRequestHookHandler = function requireBearer (request: FastifyRequest, reply, done) {
+    const token = bearerToken(request.headers.authorization)
+    const refuse = challenge(reply, bearerChallenge, done)
+    if (token === undefined) return refuse(new MissingBearerToken())
+    refuse(matchToken(token) === -1 ? new InvalidBearerToken() : undefined)
+  }
+
+  fastify.addHook('onRoute', (route) => {
+    const scheme = route.config?.auth
+    // Without API_TOKENS the token header is ignored: the routes stay open.
+    const hook = scheme === 'basic' ? requireBasic : scheme === 'bearer' && API_TOKENS !== undefined ? requireBearer : undefined
+    if (hook === undefined) return
+    // A new array: the GET route and its automatic HEAD route share the original one.
+    route.onRequest = [hook, ...[route.onRequest ?? []].flat()] as typeof route.onRequest
+  })
+}, { name: 'auth', dependencies: ['config'] })

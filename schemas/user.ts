@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { SafeInteger } from './common.js'
+import { SafeInteger, StringEnum } from './common.js'
 
 /** The two users of the servant tutorial (DECISIONS §2), in id order: ids 1 and 2 of the user store. */
 export const SAMPLE_USERS = [
@@ -20,3 +20,11 @@ export const UserSchema = Type.Object({
 export type User = Static<typeof UserSchema>
 
 export const UsersSchema = Type.Array(UserSchema, { examples: [SAMPLE_USERS] })
+
+/** How GET /users orders its users: by age or by name, ascending; ties keep id order. */
+export const SortBySchema = StringEnum(['age', 'name'], {
+  description: 'age: by age, ascending; name: by name, ascending (code-unit order). Ties keep id order.',
+  examples: ['age']
+})
+
+export type SortBy = Static<typeof SortBySchema>

@@ -1,0 +1,177 @@
+import createError from '@fastify/error'
+import { Type, type Static, type TObject } from '@sinclair/typebox'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { SafeInteger, errorResponses } from '../../schemas/common.js'
+import { unauthorizedResponse } from '../auth.js'
+import type { Repository } from './index.js'
+
+export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
+
+/** The routes of a collection: GET /, POST /, GET /:id, PUT /:id, DELETE /:id. */
+export type CollectionRoute = 'list' | 'add' | 'view' | 'update' | 'delete'
+
+export interface Collection<T extends TObject> {
+  /** The item's schema: validates the bodies, writes the responses, documents both. */
+  item: T
+  /** What one item is called in summaries and messages: `user`. */
+  name: string
+  /** The name of the id capture: `userid`. */
+  id: string
+  repository: Repository<Static<T>>
+  /** Credentials that POST, PUT and DELETE need (reads are public). */
+  writeAuth?: 'basic' | 'bearer'
+  /** The routes to register, all by default. A prefix that extends one leaves it out and defines its own. */
+  routes?: readonly CollectionRoute[]
+}
+
+const RETURN_REPRESENTATION = 'return=representation'
+
+/**
+ * The preferences of `Prefer` headers (RFC 7240): comma-separated `token[=value]`, parameters after
+ * `;` ignored, token and value compared without case, a quoted value unquoted, the first
+ * occurrence of a token wins. Several headers arrive joined with commas.
+ */
+export function preferences (header: string | undefined): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const preference of header?.split(',') ?? []) {
+    const [pair = ''] = preference.split(';', 1)
+    const separator = pair.indexOf('=')
+    const token = (separator === -1 ? pair : pair.slice(0, separator)).trim().toLowerCase()
+    const value = separator === -1 ? '' : pair.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase()
+    if (token !== '' && !found.has(token)) found.set(token, value)
+  }
+  return found
+}
+
+/** The `return` preference of a request: `representation`, `minimal`, or undefined. */
+function returnPreference (request: FastifyRequest): string | undefined {
+  const header = request.headers.prefer
+  return header === undefined ? undefined : preferences([header].flat().join(',')).get('return')
+}
+
+const LOCATION = Type.String({ description: 'The item\'s URL: <prefix>/<id>' })
+const PREFERENCE_APPLIED = Type.String({ description: 'return=representation or return=minimal, when the request asked for it' })
+const PreferHeaders = Type.Object({
+  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)' }))
+})
+
+/**
+ * Registers the list/add/view/update/delete routes of one collection on a prefix (the plugin's):
+ * the same semantics for every collection (DECISIONS §5), its own item schema, id and repository.
+ */
+export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, collection: Collection<T>): void {
+  const { item, name, id, repository, writeAuth, routes = ['list', 'add', 'view', 'update', 'delete'] } = collection
+  // The schemas below decode and validate these; the types follow from them.
+  const idOf = (request: FastifyRequest) => (request.params as Record<string, number>)[id] as number
+  const bodyOf = (request: FastifyRequest) => request.body as Static<T>
+  const prefix = fastify.prefix
+  const Params = Type.Object({ [id]: SafeInteger({ description: `The ${name}'s id` }) })
+  const Items = Type.Array(item, Array.isArray(item.examples) ? { examples: [item.examples] } : {})
+  const Created = Type.Null({ description: `Created: no content; Location is the new ${name}'s URL`, headers: { Location: LOCATION, 'Preference-Applied': PREFERENCE_APPLIED } })
+  const Replaced = Type.Null({ description: 'Replaced: no content', headers: { 'Preference-Applied': PREFERENCE_APPLIED } })
+  const Deleted = Type.Null({ description: 'Deleted: no content' })
+  const WithLocation = Type.Object(item.properties, { ...itemOptions(item), headers: { Location: LOCATION, 'Preference-Applied': PREFERENCE_APPLIED } })
+  const WithPreference = Type.Object(item.properties, { ...itemOptions(item), headers: { 'Preference-Applied': PREFERENCE_APPLIED } })
+  const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
+  const unauthorized = writeAuth === undefined ? {} : { 401: unauthorizedResponse(writeAuth === 'basic' ? 'Basic' : 'Bearer') }
+
+  if (routes.includes('list')) {
+    fastify.get('/', {
+      schema: {
+        summary: `Every ${name}, in id order`,
+        produces: ['application/json'],
+        response: { 200: Items, ...errorResponses(406) }
+      }
+    }, async () => repository.list())
+  }
+
+  if (routes.includes('add')) {
+    fastify.post('/', {
+      schema: {
+        summary: `Add a ${name}`,
+        description: `204 with \`Location: ${prefix}/<id>\`; with \`Prefer: return=representation\`, 201 with the ${name} as well.`,
+        produces: ['application/json'],
+        headers: PreferHeaders,
+        body: item,
+        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415), ...unauthorized }
+      },
+      config: writeConfig
+    }, async (request, reply) => {
+      const created = await repository.create(bodyOf(request))
+      reply.header('location', `${prefix}/${created}`)
+      const preference = returnPreference(request)
+      if (preference === 'representation') {
+        return reply.code(201).header('preference-applied', RETURN_REPRESENTATION).send(request.body)
+      }
+      if (preference === 'minimal') reply.header('preference-applied', 'return=minimal')
+      return noContent(reply)
+    })
+  }
+
+  if (routes.includes('view')) {
+    fastify.get('/:' + id, {
+      schema: {
+        summary: `The ${name} with this id`,
+        produces: ['application/json'],
+        params: Params,
+        response: { 200: item, ...errorResponses(400, 404, 406) }
+      }
+    }, async (request) => {
+      const found = await repository.get(idOf(request))
+      if (found === undefined) throw new ItemNotFound(name, id, idOf(request))
+      return found
+    })
+  }
+
+  if (routes.includes('update')) {
+    fastify.put('/:' + id, {
+      schema: {
+        summary: `Replace the ${name} with this id`,
+        description: `204; with \`Prefer: return=representation\`, 200 with the ${name}. An invalid body leaves the ${name} unchanged.`,
+        produces: ['application/json'],
+        params: Params,
+        headers: PreferHeaders,
+        body: item,
+        response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415), ...unauthorized }
+      },
+      config: writeConfig
+    }, async (request, reply) => {
+      const key = idOf(request)
+      if (!await repository.replace(key, bodyOf(request))) throw new ItemNotFound(name, id, key)
+      const preference = returnPreference(request)
+      if (preference === 'representation') {
+        return reply.code(200).header('preference-applied', RETURN_REPRESENTATION).send(request.body)
+      }
+      if (preference === 'minimal') reply.header('preference-applied', 'return=minimal')
+      return noContent(reply)
+    })
+  }
+
+  if (routes.includes('delete')) {
+    fastify.delete('/:' + id, {
+      schema: {
+        summary: `Delete the ${name} with this id`,
+        description: 'Its id is never given to another item.',
+        produces: ['application/json'],
+        params: Params,
+        response: { 204: Deleted, ...errorResponses(400, 404, 406), ...unauthorized }
+      },
+      config: writeConfig
+    }, async (request, reply) => {
+      const key = idOf(request)
+      if (!await repository.delete(key)) throw new ItemNotFound(name, id, key)
+      return noContent(reply)
+    })
+  }
+}
+
+/** 204: no body, so no Content-Type either (content negotiation has set one for a body). */
+function noContent (reply: FastifyReply) {
+  return reply.code(204).removeHeader('content-type').send()
+}
+
+/** The documentation options of an item schema (examples, description), to reuse on a variant of it. */
+function itemOptions (item: TObject) {
+  const { examples, description } = item
+  return { ...(examples === undefined ? {} : { examples }), ...(description === undefined ? {} : { description }) }
+}

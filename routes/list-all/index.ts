@@ -1,0 +1,9 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { listAllRoute } from '../users/list-all/listing.js'
+
+/** GET /list-all/users: the same list as /users/list-all, on another path. */
+const listAll: FastifyPluginAsync = async (fastify) => {
+  listAllRoute(fastify, '/users', 'Every user, for an authenticated user')
+}
+
+export default listAll

@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ProductSchema } from '../../schemas/product.js'
+import { collectionRoutes } from '../../plugins/collections/routes.js'
+
+/** /products: the product collection (DECISIONS §5). Writes need a Bearer token when API_TOKENS is set. */
+const products: FastifyPluginAsyncTypebox = async (fastify) => {
+  collectionRoutes(fastify, {
+    item: ProductSchema,
+    name: 'product',
+    id: 'productid',
+    repository: fastify.productsRepository,
+    writeAuth: 'bearer'
+  })
+}
+
+export default products

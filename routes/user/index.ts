@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { UserSchema } from '../../schemas/user.js'
+import { collectionRoutes } from '../../plugins/collections/routes.js'
+
+/** GET and DELETE /user/:userid: the user collection's view and delete, on the same store as /users. */
+const user: FastifyPluginAsyncTypebox = async (fastify) => {
+  collectionRoutes(fastify, {
+    item: UserSchema,
+    name: 'user',
+    id: 'userid',
+    repository: fastify.usersRepository,
+    routes: ['view', 'delete']
+  })
+}
+
+export default user

@@ -1,0 +1,10 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { listAllRoute } from './listing.js'
+
+/** GET /users/list-all and GET /users/list-all/now (chained static segments). */
+const listAll: FastifyPluginAsync = async (fastify) => {
+  listAllRoute(fastify, '/', 'Every user, for an authenticated user')
+  listAllRoute(fastify, '/now', 'Every user, for an authenticated user (chained static segments)')
+}
+
+export default listAll

@@ -1,0 +1,10 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SafeInteger } from './common.js'
+
+/** A product of the /products collection (DECISIONS §5); the collection's id is not one of its fields. */
+export const ProductSchema = Type.Object({
+  productId: SafeInteger(),
+  name: Type.Optional(Type.String())
+}, { examples: [{ productId: 1797, name: 'Apple pie' }] })
+
+export type Product = Static<typeof ProductSchema>

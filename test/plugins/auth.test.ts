@@ -1,0 +1,273 @@
+import * as crypto from 'node:crypto'
+import { Writable } from 'node:stream'
+import t, { type Test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { options } from '../../app.js'
+import config, { loadConfig } from '../../plugins/config.js'
+import errors from '../../plugins/errors.js'
+import { bearerToken, credentialsVerifier, secretMatcher } from '../../plugins/auth.js'
+import { assertError, buildPlugins, json } from '../helper.js'
+
+const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
+const SERVANT = basic('servant:server')
+
+/** Routes made to exercise the plugin: who authenticated, and a route that also validates and negotiates. */
+function routes (server: FastifyInstance) {
+  server.get('/whoami', { config: { auth: 'basic' } }, async (request) => ({ user: request.authUser }))
+  server.get('/open', async (request) => ({ user: request.authUser }))
+  server.post('/guarded/:n', {
+    schema: {
+      produces: ['application/json'],
+      params: Type.Object({ n: Type.Integer() }),
+      body: Type.Object({ x: Type.Integer() })
+    },
+    config: { auth: 'basic' },
+    // A hook of the route's own: authentication still comes first.
+    onRequest: async (request) => { request.log.info('route hook') }
+  }, async (request) => ({ user: request.authUser, params: request.params }))
+  server.post('/tokened', {
+    schema: { produces: ['application/json'], body: Type.Object({ x: Type.Integer() }) },
+    config: { auth: 'bearer' }
+  }, async () => ({ ok: true }))
+}
+
+/** A pino destination that keeps every line written to it, parsed. */
+function logSink () {
+  const entries: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) entries.push(JSON.parse(line))
+      callback()
+    }
+  })
+  return { entries, stream }
+}
+
+function assertChallenge (t: Test, res: Awaited<ReturnType<FastifyInstance['inject']>>, challenge = 'Basic realm="my-realm"') {
+  assertError(t, res, 401, /authorization/i)
+  t.equal(res.headers['www-authenticate'], challenge, 'challenge')
+}
+t.test('valid Basic credentials: the handler gets the authenticated user', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const res = await app.inject({ url: '/whoami', headers: { authorization: SERVANT } })
+  t.equal(res.statusCode, 200)
+  t.same(json(res), { user: { name: 'servant' } })
+  t.same(json(await app.inject({ url: '/whoami', headers: { authorization: `basic ${SERVANT.slice(6)}` } })), { user: { name: 'servant' } },
+    'the scheme is case-insensitive (RFC 7235)')
+  t.same(json(await app.inject({ url: '/open', headers: { authorization: SERVANT } })), { user: null }, 'a public route authenticates nobody')
+})
+
+t.test('several users, colons in passwords and UTF-8 credentials', async (t) => {
+  const app = await buildPlugins(t, routes, { BASIC_AUTH_USERS: 'ada:lovelace,bob:a:b:c,zoë:pässwörd' })
+  const who = async (credentials: string) => {
+    const res = await app.inject({ url: '/whoami', headers: { authorization: basic(credentials) } })
+    return res.statusCode === 200 ? json(res).user.name : res.statusCode
+  }
+  t.equal(await who('ada:lovelace'), 'ada')
+  t.equal(await who('bob:a:b:c'), 'bob', 'the password is everything after the first colon')
+  t.equal(await who('zoë:pässwörd'), 'zoë', 'UTF-8')
+  t.equal(await who('servant:server'), 401, 'the development default is replaced')
+  t.equal(await who('ada:a:b:c'), 401, 'one user\'s name with another\'s password')
+  t.equal(await who('bob:a:b'), 401)
+})
+
+t.test('missing, malformed or wrong credentials: 401 with the challenge, never 500', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const values: Array<[string, string | undefined]> = [
+    ['no header', undefined],
+    ['empty', ''],
+    ['Basic with nothing', 'Basic'],
+    ['Basic and a space', 'Basic '],
+    ['no scheme', Buffer.from('servant:server').toString('base64')],
+    ['another scheme', `Bearer ${Buffer.from('servant:server').toString('base64')}`],
+    ['bad base64', 'Basic !!!not-base64!!!'],
+    ['base64 of garbage', 'Basic AAAA'],
+    ['no colon', basic('servantserver')],
+    ['empty user', basic(':server')],
+    ['empty password', basic('servant:')],
+    ['wrong password', basic('servant:servers')],
+    ['wrong user', basic('servants:server')],
+    ['control character', basic('servant:ser\u0000ver')],
+    ['invalid UTF-8', `Basic ${Buffer.from([0x73, 0x65, 0x3a, 0xff, 0xfe]).toString('base64')}`],
+    ['extra spaces', `Basic  ${SERVANT.slice(6)}`],
+    ['leading space', ` ${SERVANT}`],
+    ['trailing garbage', `${SERVANT} extra`],
+    ['lowercase scheme, wrong password', `basic ${Buffer.from('servant:nope').toString('base64')}`],
+    ['a 10 kB header', basic(`servant:${'x'.repeat(10 * 1024)}`)],
+    ['a 10 kB header of garbage', `Basic ${'A'.repeat(10 * 1024)}`]
+  ]
+  for (const [label, authorization] of values) {
+    const res = await app.inject({ url: '/whoami', headers: authorization === undefined ? {} : { authorization } })
+    t.test(label, async (t) => assertChallenge(t, res))
+  }
+})
+
+t.test('AUTH_REALM names the realm of the challenge', async (t) => {
+  const app = await buildPlugins(t, routes, { AUTH_REALM: 'staff only' })
+  assertChallenge(t, await app.inject({ url: '/whoami' }), 'Basic realm="staff only"')
+})
+
+t.test('authentication comes before the route\'s hooks, 406, 415 and 400', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const guarded = (headers: Record<string, string>, url = '/guarded/1', payload = '{"x":1}') =>
+    app.inject({ method: 'POST', url, payload, headers })
+  assertChallenge(t, await guarded({ accept: 'text/html', 'content-type': 'application/json' }))
+  assertChallenge(t, await guarded({ 'content-type': 'text/plain' }))
+  assertChallenge(t, await guarded({ 'content-type': 'application/json' }, '/guarded/abc'))
+  assertChallenge(t, await guarded({ 'content-type': 'application/json' }, '/guarded/1', '{"x":"no"}'))
+  assertError(t, await guarded({ authorization: SERVANT, accept: 'text/html', 'content-type': 'application/json' }), 406)
+  assertError(t, await guarded({ authorization: SERVANT, 'content-type': 'text/plain' }), 415)
+  assertError(t, await guarded({ authorization: SERVANT, 'content-type': 'application/json' }, '/guarded/abc'), 400, 'params/n')
+  const ok = await guarded({ authorization: SERVANT, 'content-type': 'application/json' })
+  t.same(json(ok), { user: { name: 'servant' }, params: { n: 1 } })
+})
+
+t.test('the automatic HEAD route is protected too, by one hook that comes first', async (t) => {
+  const hooks = new Map<string, string[]>()
+  const app = await buildPlugins(t, (server) => {
+    // Registered after the plugins: sees each route's final onRequest list.
+    server.addHook('onRoute', (route) => {
+      if (route.url === '/guarded/:n' || route.url === '/whoami') {
+        hooks.set(`${route.method} ${route.url}`, [route.onRequest ?? []].flat().map((hook) => hook.name))
+      }
+    })
+    routes(server)
+  })
+  t.same(hooks.get('GET /whoami'), ['requireBasic'])
+  t.same(hooks.get('HEAD /whoami'), ['requireBasic'], 'not twice: the HEAD route has its own list')
+  t.same(hooks.get('POST /guarded/:n'), ['requireBasic', 'onRequest', 'negotiate', 'requireSupportedBody'])
+  const head = await app.inject({ method: 'HEAD', url: '/whoami' })
+  t.equal(head.statusCode, 401)
+  t.equal(head.headers['www-authenticate'], 'Basic realm="my-realm"')
+  t.equal((await app.inject({ method: 'HEAD', url: '/whoami', headers: { authorization: SERVANT } })).statusCode, 200)
+})
+
+t.test('a wrong password takes the same path as an unknown user', async (t) => {
+  const compared: Array<[number, number]> = []
+  const auth = await t.mockImport<typeof import('../../plugins/auth.js')>('../../plugins/auth.js', {
+    'node:crypto': {
+      ...crypto,
+      timingSafeEqual (a: Buffer, b: Buffer) {
+        compared.push([a.length, b.length])
+        return crypto.timingSafeEqual(a, b)
+      }
+    }
+  })
+  const server = Fastify({ ...options, logger: false })
+  await server.register(config, { config: loadConfig({ BASIC_AUTH_USERS: 'ada:lovelace,servant:server,bob:builder' }) })
+  await server.register(errors)
+  await server.register(auth.default)
+  routes(server)
+  await server.ready()
+  t.teardown(() => server.close())
+
+  const attempt = async (credentials: string) => {
+    compared.length = 0
+    const res = await server.inject({ url: '/whoami', headers: { authorization: basic(credentials) } })
+    return { status: res.statusCode, body: res.body, header: res.headers['www-authenticate'], compared: [...compared] }
+  }
+  const wrongPassword = await attempt('servant:wrong')
+  const unknownUser = await attempt('nobody:server')
+  const everything = [[32, 32], [32, 32], [32, 32]]
+  t.same(wrongPassword.compared, everything, 'a wrong password: one digest compared with every pair')
+  t.same(unknownUser.compared, everything, 'an unknown user: the same comparisons')
+  t.same(unknownUser, wrongPassword, 'the same status, body and challenge')
+  t.equal(wrongPassword.status, 401)
+  const first = await attempt('ada:lovelace')
+  t.equal(first.status, 200)
+  t.same(first.compared, everything, 'a match does not stop the loop early')
+})
+
+t.test('production without BASIC_AUTH_USERS: a start-up warning, then every credential refused', async (t) => {
+  const { entries, stream } = logSink()
+  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
+  await server.register(config, { config: loadConfig({ NODE_ENV: 'production' }) })
+  await server.register(errors)
+  await server.register((await import('../../plugins/auth.js')).default)
+  routes(server)
+  await server.ready()
+  t.teardown(() => server.close())
+
+  const warning = entries.find((entry) => entry.level === 40)
+  t.match(warning, { msg: /BASIC_AUTH_USERS is not set/ }, 'a warning at start-up')
+  for (const credentials of ['servant:server', 'admin:admin', ':', 'a:']) {
+    assertChallenge(t, await server.inject({ url: '/whoami', headers: { authorization: basic(credentials) } }))
+  }
+  assertChallenge(t, await server.inject({ url: '/whoami' }))
+})
+
+t.test('outside production, no warning', async (t) => {
+  const { entries, stream } = logSink()
+  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
+  await server.register(config, { config: loadConfig({}) })
+  await server.register((await import('../../plugins/auth.js')).default)
+  await server.ready()
+  t.teardown(() => server.close())
+  t.same(entries.filter((entry) => Number(entry.level) >= 40), [])
+})
+
+t.test('credentials never reach the logs', async (t) => {
+  const { entries, stream } = logSink()
+  const app = await buildPlugins(t, routes, {}, { logger: { ...options.logger, level: 'trace', stream } })
+  await app.inject({ url: '/whoami', headers: { authorization: basic('servant:topsecret') } })
+  await app.inject({ url: '/whoami', headers: { authorization: SERVANT } })
+  await app.inject({ method: 'POST', url: '/tokened', headers: { authorization: 'Bearer t0ken' }, payload: { x: 1 } })
+  const all = JSON.stringify(entries)
+  t.match(all, /request refused/, 'the refusal is logged')
+  for (const secret of ['topsecret', Buffer.from('servant:topsecret').toString('base64'), SERVANT.slice(6), 't0ken']) {
+    t.notMatch(all, secret)
+  }
+})
+
+t.test('Bearer tokens, when API_TOKENS is set', async (t) => {
+  const app = await buildPlugins(t, routes, { API_TOKENS: 'alpha,beta.2~+/==', AUTH_REALM: 'shop' })
+  const post = (headers: Record<string, string>, payload = '{"x":1}') =>
+    app.inject({ method: 'POST', url: '/tokened', payload, headers: { 'content-type': 'application/json', ...headers } })
+  for (const authorization of ['Bearer alpha', 'Bearer beta.2~+/==', 'bearer alpha', 'BEARER alpha']) {
+    t.same(json(await post({ authorization })), { ok: true }, authorization)
+  }
+  for (const authorization of [undefined, '', 'Bearer', 'Bearer ', 'alpha', 'Bearer alph', 'Bearer alphaa', 'Bearer  alpha',
+    'Bearer alpha beta', SERVANT, 'Bearer ' + 'a'.repeat(10 * 1024), 'Bearer al pha', 'Bearer "alpha"']) {
+    const res = await post(authorization === undefined ? {} : { authorization })
+    t.test(`Authorization: ${String(authorization).slice(0, 30)}`, async (t) => assertChallenge(t, res, 'Bearer realm="shop"'))
+  }
+  assertChallenge(t, await post({ 'content-type': 'text/plain' }), 'Bearer realm="shop"')
+  assertChallenge(t, await post({}, '{"x":"no"}'), 'Bearer realm="shop"')
+  assertError(t, await post({ authorization: 'Bearer alpha' }, '{"x":"no"}'), 400)
+})
+
+t.test('without API_TOKENS, the token header is ignored', async (t) => {
+  const app = await buildPlugins(t, routes)
+  for (const authorization of [undefined, 'Bearer anything', 'garbage', SERVANT]) {
+    const res = await app.inject({ method: 'POST', url: '/tokened', payload: { x: 1 }, headers: authorization === undefined ? {} : { authorization } })
+    t.same(json(res), { ok: true }, String(authorization))
+  }
+})
+
+t.test('secretMatcher compares with every secret and finds the first match', async (t) => {
+  const match = secretMatcher(['a', 'b', 'a'])
+  t.equal(match('a'), 0)
+  t.equal(match('b'), 1)
+  t.equal(match('c'), -1)
+  t.equal(match(''), -1)
+  t.equal(secretMatcher([])('anything'), -1)
+})
+
+t.test('credentialsVerifier', async (t) => {
+  const verify = credentialsVerifier('ada:lovelace,bob:x:y')
+  t.same(verify('ada', 'lovelace'), { name: 'ada' })
+  t.same(verify('bob', 'x:y'), { name: 'bob' })
+  t.equal(verify('ada', 'x:y'), null)
+  t.equal(verify('ada:lovelace', ''), null)
+  t.equal(credentialsVerifier(undefined)('servant', 'server'), null, 'no users: nobody')
+})
+
+t.test('bearerToken', async (t) => {
+  t.equal(bearerToken('Bearer abc'), 'abc')
+  t.equal(bearerToken('bearer a.b-c~d+e/f=='), 'a.b-c~d+e/f==')
+  t.equal(bearerToken(undefined), undefined)
+  t.equal(bearerToken('Bearer'), undefined)
+  t.equal(bearerToken('Basic abc'), undefined)
+  t.equal(bearerToken('Bearer a=b'), undefined)
+})

@@ -40,7 +40,9 @@ const EnvSchema = Type.Object({
   // Bearer tokens (RFC 6750 b64token) separated by commas.
   API_TOKENS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/-]+=*(,[A-Za-z0-9._~+/-]+=*)*$' })),
   // true, false, a hop count, or comma-separated addresses/CIDR ranges of trusted proxies.
-  TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' })
+  TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' }),
+  // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
+  COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })
 
 export type Config = Static<typeof EnvSchema>

@@ -14,7 +14,8 @@ t.test('defaults, with nothing set', async (t) => {
     DOCS_CATCH_ALL: true,
     AUTH_REALM: 'my-realm',
     BASIC_AUTH_USERS: 'servant:server',
-    TRUST_PROXY: 'false'
+    TRUST_PROXY: 'false',
+    COLORS_SYNTHETIC_COUNT: 0
   })
   t.equal(config.API_TOKENS, undefined)
 })
@@ -26,7 +27,8 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
     DOCS_CATCH_ALL: 'false',
     FILES_DIR: 'data',
     STATIC_DIR: '/srv/static',
-    API_TOKENS: 'abc,d.e-f~g+h/i=='
+    API_TOKENS: 'abc,d.e-f~g+h/i==',
+    COLORS_SYNTHETIC_COUNT: '1000000'
   })
   t.equal(config.PORT, 8080)
   t.equal(config.BODY_LIMIT, 100)
@@ -34,6 +36,7 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
   t.equal(config.FILES_DIR, path.resolve('data'))
   t.equal(config.STATIC_DIR, '/srv/static')
   t.equal(config.API_TOKENS, 'abc,d.e-f~g+h/i==')
+  t.equal(config.COLORS_SYNTHETIC_COUNT, 1000000)
 })
 
 t.test('production has no default credentials', async (t) => {
@@ -57,7 +60,10 @@ t.test('an invalid value is refused with a message naming the variable', async (
     ['BASIC_AUTH_USERS', 'a:b,,c:d'],
     ['API_TOKENS', 'has space'],
     ['API_TOKENS', 'a,,b'],
-    ['TRUST_PROXY', 'yes please']
+    ['TRUST_PROXY', 'yes please'],
+    ['COLORS_SYNTHETIC_COUNT', '-1'],
+    ['COLORS_SYNTHETIC_COUNT', 'many'],
+    ['COLORS_SYNTHETIC_COUNT', '5000001']
   ]
   for (const [name, value] of invalid) {
     t.throws(() => loadConfig({ [name]: value }), new RegExp(name), `${name}=${JSON.stringify(value)}`)

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../schemas/common.js'
+import { ColorsPageSchema, ColorsRequestHeadersSchema, type Color } from '../../schemas/color.js'
+import { syntheticColors } from './synthetic.js'
+import COLORS from './colors.json' with { type: 'json' }
+
+/** GET /colors: the tutorial's 59 colours, a page at a time, by the Range header (DECISIONS §4). */
+const colors: FastifyPluginAsyncTypebox = async (fastify) => {
+  const count = fastify.config.COLORS_SYNTHETIC_COUNT
+  const items: readonly Color[] = count > 0 ? syntheticColors(count, COLORS.map((color) => color.name)) : COLORS
+  const collection = fastify.rangeable(items, {
+    name: { type: 'string', value: (color) => color.name },
+    hex: { type: 'string', value: (color) => color.hex },
+    rgb: { type: 'integer', value: (color) => color.rgb.reduce((sum, component) => sum + component, 0), limit: 5 }
+  })
+
+  fastify.get('/', {
+    schema: {
+      summary: 'Colours, a page at a time',
+      description: 'Pages through the colours by the `Range` header of servant-pagination: ' +
+        '`<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on `name`, `hex` or `rgb` ' +
+        '(the sum of the three components). A value is an inclusive start; ties keep collection order. ' +
+        'Defaults: limit 100 (rgb: 5), offset 0, order desc; no `Range` header is the default range on `name`. ' +
+        'Always 206, with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, ' +
+        'unless it is the last page, `Next-Range`: the `Range` value of the next page. A malformed `Range` is a 400.',
+      produces: ['application/json'],
+      headers: ColorsRequestHeadersSchema,
+      response: { 206: ColorsPageSchema, ...errorResponses(400, 406) }
+    }
+  }, async (request, reply) => {
+    const page = collection.page(request, reply)
+    reply.code(206).header('total-count', collection.size)
+    return page
+  })
+}
+
+export default colors

@@ -33,7 +33,8 @@ export function errorBody (statusCode: number, message: string, code?: string): 
 
 /**
  * Every error the service produces, as JSON: the error handler, the schema error formatter,
- * and the handler for requests that match no route (404) or no method of a route (405 + Allow).
+ * and the handler for requests that match no route (404) or no method of a route (405 + Allow),
+ * which serves the description page instead when DOCS_CATCH_ALL is on and the page is there.
  */
 export default fp(async function errors (fastify) {
   fastify.setSchemaErrorFormatter((errors, dataVar) => {
@@ -71,6 +72,10 @@ export default fp(async function errors (fastify) {
     const method = request.method as HTTPMethod
     // A route matched and sent us here itself (e.g. a missing static file): a plain 404.
     if (routes.find(method, url) === null) {
+      // DOCS_CATCH_ALL (DECISIONS §6): no route or no method gets the description page instead.
+      if (fastify.hasDecorator('apiDescription') && fastify.config.DOCS_CATCH_ALL) {
+        return reply.code(200).type('text/plain; charset=utf-8').send(fastify.apiDescription.markdown)
+      }
       const allowed = [...methods].filter((m) => routes.find(m, url) !== null).sort(byMethodOrder)
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '))

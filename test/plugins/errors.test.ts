@@ -4,6 +4,8 @@ import Fastify from 'fastify'
 import createError from '@fastify/error'
 import { Type } from '@sinclair/typebox'
 import { options } from '../../app.js'
+import config, { loadConfig } from '../../plugins/config.js'
+import errors from '../../plugins/errors.js'
 import { StringEnum } from '../../schemas/common.js'
 import { assertError, build, buildPlugins, json } from '../helper.js'
 
@@ -35,6 +37,19 @@ t.test('a wrong method is a 405 with Allow listing the path\'s methods', async (
     t.equal(res.headers.allow, 'GET, HEAD', `${method}: Allow`)
   }
   t.equal((await app.inject({ method: 'POST', url: '/health/?x=1' })).headers.allow, 'GET, HEAD', 'trailing slash and query ignored')
+})
+
+t.test('without the description page, DOCS_CATCH_ALL on still answers 404 and 405', async (t) => {
+  const server = Fastify({ ...options, logger: false })
+  await server.register(config, { config: loadConfig({ DOCS_CATCH_ALL: 'true' }) })
+  await server.register(errors)
+  server.get('/here', async () => 'here')
+  await server.ready()
+  t.teardown(() => server.close())
+  assertError(t, await server.inject({ url: '/nowhere' }), 404)
+  const res = await server.inject({ method: 'POST', url: '/here' })
+  assertError(t, res, 405)
+  t.equal(res.headers.allow, 'GET, HEAD')
 })
 
 t.test('a route that calls callNotFound itself answers 404, not 405', async (t) => {

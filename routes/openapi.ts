@@ -1,0 +1,47 @@
+import swaggerUi from '@fastify/swagger-ui'
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../schemas/common.js'
+import { packageInfo } from '../plugins/description/index.js'
+
+/** The document's shape; the handler returns it as JSON text, which Fastify sends as it is. */
+const OpenApiDocument = Type.Unsafe<string>(Type.Object({
+  openapi: Type.String(),
+  info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+  paths: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }))
+}, {
+  additionalProperties: true,
+  description: 'An OpenAPI 3.1 document',
+  examples: [{
+    openapi: '3.1.0',
+    info: { title: packageInfo.name, version: packageInfo.version },
+    paths: { '/position/{x}/{y}': { get: { summary: 'The position (x, y).' } } }
+  }]
+}))
+
+/**
+ * GET /openapi.json: the OpenAPI document of plugins/openapi.ts; /documentation: Swagger UI over
+ * the same document, its assets served from the package (it works offline).
+ */
+const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
+  let document: string | undefined
+
+  fastify.get('/openapi.json', {
+    schema: {
+      summary: 'The OpenAPI 3 document of this API.',
+      description: 'Generated from the same schemas as the description page; browse it at /documentation.',
+      produces: ['application/json'],
+      response: {
+        200: OpenApiDocument,
+        ...errorResponses(406)
+      }
+    }
+  }, async () => {
+    // Built on the first request (the routes are all known by then), then kept as text.
+    document ??= JSON.stringify(fastify.swagger())
+    return document
+  })
+
+  await fastify.register(swaggerUi, { routePrefix: '/documentation' })
+}
+
+export default openapi

@@ -1,0 +1,186 @@
+import { Writable } from 'node:stream'
+import t from 'tap'
+import Fastify, { type RouteOptions } from 'fastify'
+import type { Test } from 'tap'
+import app, { options } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { assertError, build } from '../helper.js'
+
+const TEXT = 'text/plain; charset=utf-8'
+
+/**
+ * The whole app, built here with a hook of the test's own that records every route as it is
+ * registered: the endpoints the page must describe, found without the description plugin.
+ * Left out, as DECISIONS §6 and the @fastify/swagger convention say: HEAD, and `schema.hide`.
+ */
+async function walk (t: Test, env: Record<string, string> = {}) {
+  const routes: RouteOptions[] = []
+  const logs: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      logs.push(...String(chunk).split('\n').filter(Boolean).map((line) => JSON.parse(line)))
+      callback()
+    }
+  })
+  const server = Fastify({ ...options, logger: { level: 'info', stream } })
+  server.addHook('onRoute', (route) => { routes.push(route) })
+  await server.register(app, { config: loadConfig(env) })
+  await server.ready()
+  t.teardown(() => server.close())
+  const endpoints = routes
+    .filter((route) => route.schema?.hide !== true)
+    .flatMap((route) => [route.method].flat()
+      .filter((method) => method !== 'HEAD')
+      .map((method) => `${method} ${route.url}`))
+  return { server, endpoints: [...new Set(endpoints)], logs }
+}
+
+/** The lines of a `## METHOD /path` section, up to the next section (as a reader of the page would cut it). */
+function section (md: string, heading: string): string {
+  const lines = md.split('\n')
+  const start = lines.indexOf(heading)
+  if (start < 0) throw new Error(`no "${heading}" section`)
+  let end = start + 1
+  while (end < lines.length && !/^#{1,2} /.test(lines[end] as string)) end++
+  return lines.slice(start + 1, end).join('\n')
+}
+
+/** The lines of a `### Title` sub-section, up to the next heading. */
+function sub (text: string, title: string): string {
+  const lines = text.split('\n')
+  const start = lines.indexOf(`### ${title}`)
+  if (start < 0) throw new Error(`no "### ${title}" sub-section`)
+  let end = start + 1
+  while (end < lines.length && !/^#{2,3} /.test(lines[end] as string)) end++
+  return lines.slice(start + 1, end).join('\n')
+}
+
+t.test('GET /docs serves the page, whatever DOCS_CATCH_ALL says', async (t) => {
+  for (const DOCS_CATCH_ALL of ['true', 'false']) {
+    const server = await build(t, { DOCS_CATCH_ALL })
+    const res = await server.inject({ url: '/docs' })
+    t.equal(res.statusCode, 200, `DOCS_CATCH_ALL=${DOCS_CATCH_ALL}`)
+    t.equal(res.headers['content-type'], TEXT)
+    t.match(res.body, /^# servant-example-api\n\n/, 'opens with the title')
+    t.match(res.body, /^## GET \/position\/:x\/:y$/m)
+    t.equal((await server.inject({ url: '/docs/' })).body, res.body, 'trailing slash')
+  }
+})
+
+t.test('catch-all on (the default): no route or no method gets the page, 200 text/plain', async (t) => {
+  const server = await build(t)
+  const page = (await server.inject({ url: '/docs' })).body
+  t.match(page, /^# /)
+  for (const [method, url] of [
+    ['GET', '/no-such-path'],
+    ['GET', '/hello/extra/segments'],
+    ['POST', '/nowhere?x=1'],
+    ['DELETE', '/hello'],
+    ['POST', '/health'],
+    ['PUT', '/colors'],
+    ['PATCH', '/docs'],
+    ['POST', '/static/some-file.txt']
+  ] as const) {
+    const res = await server.inject({ method, url })
+    t.equal(res.statusCode, 200, `${method} ${url}`)
+    t.equal(res.headers['content-type'], TEXT, `${method} ${url}: text/plain`)
+    t.equal(res.body, page, `${method} ${url}: the page`)
+    t.notOk(res.headers.allow, `${method} ${url}: no Allow`)
+  }
+  const head = await server.inject({ method: 'HEAD', url: '/no-such-path' })
+  t.equal(head.statusCode, 200, 'HEAD: 200')
+  t.equal(head.headers['content-type'], TEXT)
+  t.equal(head.body, '', 'HEAD: no body')
+})
+
+t.test('catch-all off: 404 and 405 JSON errors', async (t) => {
+  const server = await build(t, { DOCS_CATCH_ALL: 'false' })
+  assertError(t, await server.inject({ url: '/no-such-path' }), 404, '/no-such-path')
+  const head = await server.inject({ method: 'HEAD', url: '/no-such-path' })
+  t.equal(head.statusCode, 404, 'HEAD: 404')
+  t.equal(head.body, '', 'HEAD: no body')
+  const wrong = await server.inject({ method: 'DELETE', url: '/hello' })
+  assertError(t, wrong, 405, 'DELETE')
+  t.equal(wrong.headers.allow, 'GET, HEAD')
+  assertError(t, await server.inject({ method: 'PATCH', url: '/docs' }), 405)
+})
+
+t.test('a missing file of /static/ is a 404 JSON error, catch-all on or off', async (t) => {
+  for (const DOCS_CATCH_ALL of ['true', 'false']) {
+    const server = await build(t, { DOCS_CATCH_ALL })
+    for (const url of ['/static/missing.txt', '/static/no/such/dir/file.css']) {
+      assertError(t, await server.inject({ url }), 404)
+    }
+    t.equal((await server.inject({ method: 'HEAD', url: '/static/missing.txt' })).statusCode, 404, 'HEAD')
+  }
+})
+
+t.test('every registered route has exactly one section, in path-then-method order', async (t) => {
+  const { server, endpoints } = await walk(t)
+  t.ok(endpoints.length >= 30, `the walk found the routes (${endpoints.length})`)
+  t.ok(endpoints.includes('GET /static/*'), 'the static area is one of them')
+  const md = (await server.inject({ url: '/docs' })).body
+  const lines = md.split('\n')
+  for (const endpoint of endpoints) {
+    t.equal(lines.filter((line) => line === `## ${endpoint}`).length, 1, `## ${endpoint}`)
+  }
+  const headings = lines.filter((line) => /^## /.test(line)).map((line) => line.slice(3))
+  t.same([...headings].sort(), [...endpoints].sort(), 'and nothing else')
+  const key = (heading: string) => {
+    const [method, path] = heading.split(' ') as [string, string]
+    return [path, method] as const
+  }
+  const order = [...headings].sort((a, b) => {
+    const [[p, m], [q, n]] = [key(a), key(b)]
+    return p < q ? -1 : p > q ? 1 : m < n ? -1 : m > n ? 1 : 0
+  })
+  t.same(headings, order, 'sorted by path in code-unit order, then by method')
+  t.notOk(headings.some((heading) => heading.startsWith('HEAD ')), 'no HEAD section')
+  t.notOk(headings.some((heading) => heading.includes('/documentation')), 'Swagger UI\'s routes are hidden')
+})
+
+t.test('every section has a Response whose every status shows an example body or says it has none', async (t) => {
+  const { server, endpoints } = await walk(t)
+  const md = (await server.inject({ url: '/docs' })).body
+  for (const endpoint of endpoints) {
+    const response = sub(section(md, `## ${endpoint}`), 'Response:')
+    const statuses = response.trim().split(/\n(?=- Status code )/).map((status) => status.trim())
+    t.ok(statuses.length > 0 && statuses[0]?.startsWith('- Status code '), `${endpoint}: a status`)
+    for (const status of statuses) {
+      const line = status.split('\n', 1)[0]
+      t.ok(/\n- No body\.$/.test(status) || /\n- Example( \(`[^`]+`(, `[^`]+`)*\))?:\n\n {4}`{3,}/.test(status), `${endpoint}: ${line}: an example body`)
+    }
+  }
+})
+
+t.test('/position/:x/:y, /hello and /marketing show their captures, parameters and examples', async (t) => {
+  const server = await build(t)
+  const md = (await server.inject({ url: '/docs' })).body
+
+  const position = section(md, '## GET /position/:x/:y')
+  const captures = sub(position, 'Captures:')
+  t.match(captures, /^- `x` \(integer\)/m, 'x, an integer')
+  t.match(captures, /^- `y` \(integer\)/m, 'y, an integer')
+  t.match(sub(position, 'Response:'), /- Example \(`application\/json`\):\n\n {4}```json\n {4}\{\n {6}"xCoord": -?\d+,\n {6}"yCoord": -?\d+\n {4}\}/)
+
+  const hello = section(md, '## GET /hello')
+  t.match(sub(hello, 'GET Parameters:'), /^- `name` \(string, optional\)/m)
+  t.match(sub(hello, 'Response:'), /"msg": "Hello, /)
+
+  const request = sub(section(md, '## POST /marketing'), 'Request:')
+  t.match(request, '- Supported content types are:\n    - `application/json`\n    - `application/x-www-form-urlencoded`')
+  t.match(request, /- Example \(`application\/json`\):\n\n {4}```json\n {4}\{\n {6}"clientName": /, 'a JSON example body')
+  t.match(request, /- Example \(`application\/x-www-form-urlencoded`\):\n\n {4}```\n {4}clientName=[^\n]*&clientInterestedIn=/, 'the same as a form')
+})
+
+t.test('the page is rendered once, at start-up, in well under 50 ms, and the time is logged', async (t) => {
+  const { server, endpoints, logs } = await walk(t)
+  const rendered = logs.filter((entry) => entry.msg === 'description page rendered')
+  t.equal(rendered.length, 1, 'rendered once')
+  t.match(rendered[0], { level: 30, endpoints: endpoints.length, renderMs: Number }, 'logged at info')
+  const renderMs = rendered[0]?.renderMs as number
+  t.ok(renderMs > 0 && renderMs < 50, `rendered in ${renderMs} ms`)
+  await server.inject({ url: '/docs' })
+  await server.inject({ url: '/unknown' })
+  t.equal(logs.filter((entry) => entry.msg === 'description page rendered').length, 1, 'not rendered again per request')
+})

@@ -2,6 +2,7 @@ import path from 'node:path'
 import autoload from '@fastify/autoload'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { ConfigPluginOptions } from './plugins/config.js'
+import { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 
 /**
  * Server options shared by every entry point: server.ts, `fastify start --options` and the tests.
@@ -13,6 +14,9 @@ export const options = {
     // Captures are validated by their schemas; a long one is a 400, not a missing route.
     maxParamLength: 8192
   },
+  // Requests refused before any route runs get the same JSON error body as every other error.
+  frameworkErrors,
+  clientErrorHandler,
   logger: {
     // Credentials never reach the logs, wherever a handler or serializer puts the headers.
     redact: {

@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import createError from '@fastify/error'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import type { FastifyError, FastifySchemaValidationError } from 'fastify'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import type { ErrorBody } from '../schemas/common.js'
 
 export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
@@ -31,6 +32,39 @@ export function errorBody (statusCode: number, message: string, code?: string): 
     : { statusCode, ...(code === undefined ? {} : { code }), error, message }
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * Server option `frameworkErrors`: errors Fastify raises before any route runs (a URL whose
+ * percent-escapes are not UTF-8, FST_ERR_BAD_URL) get the same JSON error body as the rest.
+ */
+export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = error.statusCode ?? 400
+  reply.code(statusCode).type(JSON_TYPE).send(JSON.stringify(errorBody(statusCode, error.message, error.code)))
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are too large']
+}
+
+/**
+ * Server option `clientErrorHandler`: a request node:http cannot parse, or that arrives too slowly,
+ * is answered with the JSON error body before the connection is closed (Fastify's default answers
+ * a body of another shape).
+ */
+export function clientErrorHandler (error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [statusCode, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1']
+  const body = JSON.stringify(errorBody(statusCode, message, error.code))
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
 /**
  * Every error the service produces, as JSON: the error handler, the schema error formatter,
  * and the handler for requests that match no route (404) or no method of a route (405 + Allow),
@@ -52,7 +86,7 @@ export default fp(async function errors (fastify) {
     }
     // A serializer chosen by content negotiation must not touch an error: errors are always JSON.
     return reply.code(statusCode)
-      .type('application/json; charset=utf-8')
+      .type(JSON_TYPE)
       .serializer(JSON.stringify)
       .send(errorBody(statusCode, error.message, error.code))
   })

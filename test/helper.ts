@@ -64,6 +64,8 @@ export interface RunningServer {
   url: string
   /** Every log line the server wrote to stdout so far, parsed. */
   logs: Array<Record<string, unknown>>
+  /** Resolves with the first log line (already written or to come) that `matches`. */
+  waitForLog: (matches: (entry: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>
 }
@@ -82,14 +84,22 @@ export async function startServer (t: Test, env: Record<string, string> = {}): P
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
 
   const logs: Array<Record<string, unknown>> = []
-  const listening = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>
-      logs.push(entry)
-      const address = /^Server listening at (http:\/\/127\.0\.0\.1:\d+)$/.exec(String(entry.msg))
-      if (address !== null) resolve(address[1] as string)
+  const lines = createInterface({ input: child.stdout! })
+  lines.on('line', (line) => logs.push(JSON.parse(line) as Record<string, unknown>))
+  const waitForLog = (matches: (entry: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const found = logs.find(matches)
+      if (found !== undefined) return resolve(found)
+      const onLine = () => {
+        const entry = logs.at(-1)!
+        if (!matches(entry)) return
+        lines.off('line', onLine)
+        resolve(entry)
+      }
+      lines.on('line', onLine)
+      exited.then((code) => reject(new Error(`server exited with ${code} before the log line came`)), reject)
     })
-    exited.then((code) => reject(new Error(`server exited with ${code} before listening`)), reject)
-  })
-  return { child, url: await listening, logs, exited }
+  const listening = await waitForLog((entry) => String(entry.msg).startsWith('Server listening at '))
+  const url = /(http:\/\/127\.0\.0\.1:\d+)$/.exec(String(listening.msg))![1] as string
+  return { child, url, logs, waitForLog, exited }
 }

@@ -1,0 +1,16 @@
+import fp from 'fastify-plugin'
+
+/**
+ * Graceful close, for every entry point (server.ts, `fastify start`): once the app starts closing,
+ * the responses still in flight say `Connection: close`. Without it a keep-alive connection that
+ * was busy when the close began stays open after its response, and the close waits for it until
+ * the grace period runs out. Requests that arrive during the close get 503 from Fastify itself.
+ */
+export default fp(async function shutdown (fastify) {
+  let closing = false
+  fastify.addHook('preClose', async () => { closing = true })
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close')
+    return payload
+  })
+}, { name: 'shutdown' })

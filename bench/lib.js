@@ -36,14 +36,19 @@ export async function waitFor (url, timeoutMs = 15_000) {
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
 }
 
-function startProcess (args, env, healthPath) {
+function startProcess (args, env, healthPath, timeoutMs) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },
       stdio: ['ignore', 'ignore', 'inherit']
     })
     const url = `http://127.0.0.1:${port}`
-    await waitFor(url + healthPath)
+    try {
+      await waitFor(url + healthPath, timeoutMs)
+    } catch (err) {
+      child.kill('SIGKILL')
+      throw err
+    }
     return {
       url,
       pid: child.pid,
@@ -61,14 +66,14 @@ function startProcess (args, env, healthPath) {
 }
 
 /** The service from dist/, request logging off so that both sides of a pair do the same work. */
-export function startService (env = {}) {
-  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health')
+export function startService (env = {}, { timeoutMs = 60_000 } = {}) {
+  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health', timeoutMs)
 }
 
 /** A plain node:http server answering each path with fixed bytes (see raw-server.js). */
 export function startRaw (fixtures) {
   const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
-  return startProcess([path.join(root, 'bench', 'raw-server.js')], { FIXTURES: encoded }, '/health')
+  return startProcess([path.join(root, 'bench', 'raw-server.js')], { FIXTURES: encoded }, '/health', 15_000)
 }
 
 /** What the service answers for a path: status, headers worth repeating, and the exact body bytes. */

@@ -3,19 +3,17 @@ import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv'
 import formats from 'ajv-formats'
 
 /**
- * One Ajv for every part of a request, and it never coerces: a JSON body must carry the declared
- * types (`"25"` is not an integer). Captures, query strings, headers and form fields are text on
- * the wire, so they are first decoded by the strict rules of DECISIONS §1 and then validated the
- * same way.
- * Unknown keys are removed rather than refused, and never reach a handler.
+ * Ajv never coerces: a JSON body must carry the declared types (`"25"` is not an integer).
+ * Captures, query strings, headers and form fields are text on the wire, so they are first
+ * decoded by the strict rules of DECISIONS §1 and then validated the same way.
  */
-const ajv = new Ajv({
-  coerceTypes: false,
-  useDefaults: true,
-  removeAdditional: 'all',
-  allErrors: false
-})
+const strict = { coerceTypes: false, useDefaults: true, allErrors: false } as const
+/** Bodies, captures, query strings: unknown keys are removed and never reach a handler. */
+const ajv = new Ajv({ ...strict, removeAdditional: 'all' })
+/** Headers are the request's own: the ones a route does not declare stay, and there are no defaults. */
+const headersAjv = new Ajv({ ...strict, removeAdditional: false, useDefaults: false })
 formats.default(ajv)
+formats.default(headersAjv)
 
 type WireValue = string | string[] | undefined
 type WireResult = { value: unknown } | { error: ErrorObject[] }
@@ -73,17 +71,24 @@ function decoderFor (schema: AnySchemaObject): Decoder {
   }
 }
 
-/** Decodes the properties of an object schema from their text; the result is a new object. */
-function wireDecoder (schema: AnySchemaObject) {
+/**
+ * Decodes the properties of an object schema from their text. Captures, query strings and form
+ * fields are fresh objects per request and are decoded in place; headers are the raw request's,
+ * so with `copy` a value that changes is written to a copy of them.
+ */
+function wireDecoder (schema: AnySchemaObject, copy: boolean) {
   const decoders = Object.entries<AnySchemaObject>(schema.properties ?? {})
     .map(([key, property]) => [key, decoderFor(property)] as const)
 
   return function decodeWire (data: Record<string, WireValue> | null): WireResult {
-    const decoded: Record<string, unknown> = { ...data }
+    let decoded: Record<string, unknown> = data ?? {}
     for (const [key, decode] of decoders) {
-      const result = decode(decoded[key] as WireValue, `/${key}`)
+      const raw = decoded[key] as WireValue
+      const result = decode(raw, `/${key}`)
       if ('error' in result) return result
-      if (result.value !== undefined) decoded[key] = result.value
+      if (result.value === raw) continue
+      if (copy && decoded === data) decoded = { ...data }
+      decoded[key] = result.value
     }
     return { value: decoded }
   }
@@ -100,17 +105,40 @@ function isFormFields (data: unknown): data is Record<string, WireValue> {
   return typeof data === 'object' && data !== null && FORM_FIELDS in data
 }
 
-function compile (schema: AnySchemaObject, httpPart: string | undefined) {
-  const validate = ajv.compile(schema)
-  const decode = wireDecoder(schema)
-  const check = (value: unknown): WireResult => validate(value) ? { value } : { error: validate.errors ?? [] }
-  const checkDecoded = (data: Record<string, WireValue> | null): WireResult => {
+/**
+ * Header names are case-insensitive and node:http gives them in lower case: a headers schema may
+ * declare `User-Agent`. (Fastify does this for its own compiler, not for a custom one.)
+ */
+function lowerCaseNames (schema: AnySchemaObject): AnySchemaObject {
+  const properties = Object.entries<AnySchemaObject>(schema.properties ?? {})
+  return {
+    ...schema,
+    properties: Object.fromEntries(properties.map(([name, property]) => [name.toLowerCase(), property])),
+    ...(Array.isArray(schema.required) ? { required: schema.required.map((name: string) => name.toLowerCase()) } : {})
+  }
+}
+
+/**
+ * The validator of one part of a route's requests. It answers `true` when the part is valid as it
+ * is (or was decoded in place) and `{ value }` only for a new object, since Fastify stores that
+ * one as the part (for headers, over the raw ones, on every later read).
+ */
+function compile (declared: AnySchemaObject, httpPart: string | undefined) {
+  const headers = httpPart === 'headers'
+  const schema = headers ? lowerCaseNames(declared) : declared
+  const validate = (headers ? headersAjv : ajv).compile(schema)
+  const decode = wireDecoder(schema, headers)
+  const check = (original: unknown, value: unknown) => {
+    if (!validate(value)) return { error: validate.errors ?? [] }
+    return value === original ? true : { value }
+  }
+  const checkDecoded = (data: Record<string, WireValue> | null) => {
     const decoded = decode(data)
-    return 'error' in decoded ? decoded : check(decoded.value)
+    return 'error' in decoded ? decoded : check(data, decoded.value)
   }
   // A JSON body is validated as it is; form fields, captures, query strings and headers are decoded first.
   return httpPart === 'body'
-    ? (data: unknown) => isFormFields(data) ? checkDecoded(data) : check(data)
+    ? (data: unknown) => isFormFields(data) ? checkDecoded(data) : check(data, data)
     : checkDecoded
 }
 

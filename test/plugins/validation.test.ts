@@ -18,8 +18,12 @@ function routes (server: FastifyInstance) {
     }
   }, async (request) => request.query)
   server.get('/h', {
-    schema: { headers: Type.Object({ 'x-count': Type.Optional(Type.Integer()) }) }
-  }, async (request) => ({ count: request.headers['x-count'] }))
+    schema: { headers: Type.Object({ 'X-Count': Type.Optional(Type.Integer()), 'X-Name': Type.Optional(Type.String({ minLength: 2 })) }) }
+  }, async (request) => ({
+    count: request.headers['x-count'],
+    name: request.headers['x-name'],
+    other: request.headers['x-other'] ?? null
+  }))
   server.post('/form', {
     schema: {
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
@@ -65,10 +69,12 @@ t.test('query parameters: decoded strictly, first occurrence wins, empty is a va
   assertError(t, await app.inject({ url: '/q?tag=1&tag=x' }), 400, 'querystring/tag/1')
 })
 
-t.test('headers are decoded like query parameters', async (t) => {
+t.test('headers are decoded like query parameters; the undeclared ones stay', async (t) => {
   const app = await buildPlugins(t, routes)
-  t.same(json(await app.inject({ url: '/h', headers: { 'x-count': '12' } })), { count: 12 })
+  t.same(json(await app.inject({ url: '/h', headers: { 'x-count': '12', 'x-other': 'kept' } })), { count: 12, other: 'kept' })
+  t.same(json(await app.inject({ url: '/h', headers: { 'x-name': 'Alp', 'x-other': 'kept' } })), { name: 'Alp', other: 'kept' })
   assertError(t, await app.inject({ url: '/h', headers: { 'x-count': '1e3' } }), 400, 'headers/x-count')
+  assertError(t, await app.inject({ url: '/h', headers: { 'X-Name': 'A' } }), 400, 'headers/x-name must NOT have fewer than 2 characters')
 })
 
 t.test('JSON bodies are not coerced; unknown and poisoned keys never reach the handler', async (t) => {

@@ -1,7 +1,8 @@
 // Throughput of the example endpoints against a raw node:http server sending the same bytes,
 // measured in the same run (alternating rounds, medians). Target: service/raw ≥ 0.85 on each.
+// A bare Fastify app sending the same bytes is measured beside them: the framework's own floor.
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- endpoints`.
-import { capture, compare, printTable, startRaw, startService } from './lib.js'
+import { capture, compare, printTable, startFastifyFloor, startRaw, startService } from './lib.js'
 
 const TARGET = 0.85
 const PATHS = ['/hello?name=x', '/users', '/position/1/2', '/persons']
@@ -11,6 +12,7 @@ const duration = Number(process.env.BENCH_DURATION ?? 5)
 // No catch-all: an endpoint that is missing answers 404 instead of the description page.
 const service = await startService({ DOCS_CATCH_ALL: 'false' })
 let raw
+let floor
 try {
   const fixtures = {}
   for (const path of PATHS) {
@@ -19,21 +21,24 @@ try {
     else console.log(`skipping ${path}: the service answers ${answer.status}`)
   }
   raw = await startRaw(fixtures)
+  floor = await startFastifyFloor(fixtures)
 
   const rows = []
   for (const path of Object.keys(fixtures)) {
-    const { a, b, ratio } = await compare(service.url, raw.url, path, { rounds, duration })
+    const [ours, bare, fastify] = await compare([service.url, raw.url, floor.url], path, { rounds, duration })
     rows.push({
       path,
-      'service req/s': Math.round(a),
-      'raw req/s': Math.round(b),
-      'service/raw': Number(ratio.toFixed(3)),
-      [`≥ ${TARGET}`]: ratio >= TARGET ? 'yes' : 'NO'
+      'service req/s': Math.round(ours),
+      'raw req/s': Math.round(bare),
+      'service/raw': Number((ours / bare).toFixed(3)),
+      [`≥ ${TARGET}`]: ours / bare >= TARGET ? 'yes' : 'NO',
+      'bare Fastify/raw': Number((fastify / bare).toFixed(3))
     })
   }
   console.log(`${rounds} round(s) of ${duration} s per server and path, medians; service peak RSS ${service.peakRssMb().toFixed(0)} MB`)
   printTable(rows)
 } finally {
+  await floor?.stop()
   await raw?.stop()
   await service.stop()
 }

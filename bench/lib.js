@@ -76,6 +76,12 @@ export function startRaw (fixtures) {
   return startProcess([path.join(root, 'bench', 'raw-server.js')], { FIXTURES: encoded }, '/health', 15_000)
 }
 
+/** A bare Fastify app answering the same bytes (see fastify-floor.js): the framework's own cost. */
+export function startFastifyFloor (fixtures) {
+  const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
+  return startProcess([path.join(root, 'bench', 'fastify-floor.js')], { FIXTURES: encoded, LOG_LEVEL: 'warn' }, '/health', 15_000)
+}
+
 /** What the service answers for a path: status, headers worth repeating, and the exact body bytes. */
 export async function capture (baseUrl, requestPath, headers = {}) {
   const res = await fetch(baseUrl + requestPath, { headers })
@@ -101,21 +107,16 @@ export async function load (url, { headers = {}, duration = 5, connections = 50 
 }
 
 /**
- * Throughput of the same request against two servers, in alternating rounds so that both see
- * the same machine; returns the medians and their ratio a/b.
+ * Throughput of the same request against several servers, in alternating rounds so that all see
+ * the same machine; returns the median requests/s of each, in the order given.
  */
-export async function compare (a, b, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
-  await load(a + requestPath, { headers, duration: 1 })
-  await load(b + requestPath, { headers, duration: 1 })
-  const ra = []
-  const rb = []
+export async function compare (urls, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
+  for (const url of urls) await load(url + requestPath, { headers, duration: 1 })
+  const runs = urls.map(() => [])
   for (let i = 0; i < rounds; i++) {
-    ra.push((await load(a + requestPath, { headers, duration })).rps)
-    rb.push((await load(b + requestPath, { headers, duration })).rps)
+    for (const [index, url] of urls.entries()) runs[index].push((await load(url + requestPath, { headers, duration })).rps)
   }
-  const ma = median(ra)
-  const mb = median(rb)
-  return { a: ma, b: mb, ratio: ma / mb }
+  return runs.map(median)
 }
 
 export function printTable (rows) {

@@ -25,14 +25,18 @@ try {
 
   const rows = []
   for (const path of Object.keys(fixtures)) {
-    const [ours, bare, fastify] = await compare([service.url, raw.url, floor.url], path, { rounds, duration })
+    const [ours, bare, fastify] = await compare([service, raw, floor], path, { rounds, duration })
+    const ratio = ours.rps / bare.rps
     rows.push({
       path,
-      'service req/s': Math.round(ours),
-      'raw req/s': Math.round(bare),
-      'service/raw': Number((ours / bare).toFixed(3)),
-      [`≥ ${TARGET}`]: ours / bare >= TARGET ? 'yes' : 'NO',
-      'bare Fastify/raw': Number((fastify / bare).toFixed(3))
+      'service req/s': Math.round(ours.rps),
+      'raw req/s': Math.round(bare.rps),
+      'service/raw': Number(ratio.toFixed(3)),
+      [`≥ ${TARGET}`]: ratio >= TARGET ? 'yes' : 'NO',
+      'bare Fastify/raw': Number((fastify.rps / bare.rps).toFixed(3)),
+      'µs CPU/req: service': Number(ours.cpuMicros.toFixed(1)),
+      'µs raw': Number(bare.cpuMicros.toFixed(1)),
+      'µs bare Fastify': Number(fastify.cpuMicros.toFixed(1))
     })
   }
   console.log(`${rounds} round(s) of ${duration} s per server and path, medians; service peak RSS ${service.peakRssMb().toFixed(0)} MB`)

@@ -8,6 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 
 export const root = path.resolve(import.meta.dirname, '..')
+/** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat. */
+const CLOCK_TICKS = 100
 export const serverEntry = path.join(root, 'dist', 'server.js')
 
 export function median (values) {
@@ -52,6 +54,11 @@ function startProcess (args, env, healthPath, timeoutMs) {
     return {
       url,
       pid: child.pid,
+      /** CPU time (user + system) the process has used so far, in microseconds (Linux). */
+      cpuMicros () {
+        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+        return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLOCK_TICKS
+      },
       /** Peak resident set size of the process so far, in MB (Linux). */
       peakRssMb () {
         const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')
@@ -99,6 +106,7 @@ export async function load (url, { headers = {}, duration = 5, connections = 50 
     throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
   return {
+    requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -107,16 +115,24 @@ export async function load (url, { headers = {}, duration = 5, connections = 50 
 }
 
 /**
- * Throughput of the same request against several servers, in alternating rounds so that all see
- * the same machine; returns the median requests/s of each, in the order given.
+ * The same request against several servers (from startService, startRaw…), in alternating rounds
+ * so that all see the same machine. For each, in the order given: the median requests/s, and the
+ * median server CPU time per request in µs, which the load generator sharing the machine disturbs
+ * far less than throughput.
  */
-export async function compare (urls, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
-  for (const url of urls) await load(url + requestPath, { headers, duration: 1 })
-  const runs = urls.map(() => [])
+export async function compare (servers, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
+  for (const { url } of servers) await load(url + requestPath, { headers, duration: 1 })
+  const rps = servers.map(() => [])
+  const cpu = servers.map(() => [])
   for (let i = 0; i < rounds; i++) {
-    for (const [index, url] of urls.entries()) runs[index].push((await load(url + requestPath, { headers, duration })).rps)
+    for (const [index, server] of servers.entries()) {
+      const before = server.cpuMicros()
+      const run = await load(server.url + requestPath, { headers, duration })
+      rps[index].push(run.rps)
+      cpu[index].push((server.cpuMicros() - before) / run.requests)
+    }
   }
-  return runs.map(median)
+  return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]) }))
 }
 
 export function printTable (rows) {

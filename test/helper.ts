@@ -1,24 +1,59 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import http, { type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
+import { Writable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import autoload from '@fastify/autoload'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import type { Test } from 'tap'
 import app, { options } from '../app.js'
 import { loadConfig, projectRoot } from '../plugins/config.js'
+
+export interface BuildOptions {
+  /** The logger, e.g. a logSink's; none by default. */
+  logger?: FastifyServerOptions['logger']
+  /** Sees every route the app registers: a walk of the routes that does not rely on the app's own plugins. */
+  onRoute?: (route: RouteOptions) => void
+}
 
 /**
  * Builds the whole service in-process for `app.inject`. The settings come only from `env`
  * (not from the shell running the tests), so every test sees the documented defaults.
  */
-export async function build (t: Test, env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const server = Fastify({ ...options, logger: false })
+export async function build (t: Test, env: Record<string, string> = {}, { logger = false, onRoute }: BuildOptions = {}): Promise<FastifyInstance> {
+  const server = Fastify({ ...options, logger })
+  if (onRoute !== undefined) server.addHook('onRoute', onRoute)
   await server.register(app, { config: loadConfig(env) })
   await server.ready()
   t.teardown(() => server.close())
   return server
+}
+
+/** One endpoint of the app: a method of a URL, and the route options that registered it. */
+export interface WalkedEndpoint {
+  method: string
+  url: string
+  route: RouteOptions
+}
+
+/**
+ * Builds the whole app like build() and walks its routes with a hook of the test's own, as they
+ * register: the endpoints a description of the API must hold, found without the app's plugins.
+ * Left out, as DECISIONS §6 and the @fastify/swagger convention say: HEAD, and `schema.hide`.
+ */
+export async function walkRoutes (t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false) {
+  const routes: RouteOptions[] = []
+  const server = await build(t, env, { logger, onRoute: (route) => { routes.push(route) } })
+  const endpoints: WalkedEndpoint[] = routes
+    .filter((route) => route.schema?.hide !== true)
+    .flatMap((route) => [route.method].flat()
+      .filter((method) => method !== 'HEAD')
+      .map((method) => ({ method, url: route.url, route })))
+  return { server, endpoints }
 }
 
 /**
@@ -37,6 +72,56 @@ export async function buildPlugins (
   await server.ready()
   t.teardown(() => server.close())
   return server
+}
+
+/** A pino destination that keeps every log line, parsed, and the `logger` option (at `level`) that writes to it. */
+export function logSink (level = 'info') {
+  const entries: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) if (line !== '') entries.push(JSON.parse(line))
+      callback()
+    }
+  })
+  return { entries, logger: { ...options.logger, level, stream } }
+}
+
+/** Resolves once `check()` holds, polling; rejects after `ms`. */
+export async function until (check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await sleep(10)
+  }
+}
+
+/** http://127.0.0.1:<port> of a server listening on the loopback. */
+export function baseUrl (server: FastifyInstance): string {
+  return `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`
+}
+
+/** A GET over a socket of its own, the response not yet read. */
+export function openStream (url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, resolve).on('error', reject)
+  })
+}
+
+/** Reads until at least `count` complete lines have arrived, then pauses the response; returns them. */
+export function readLines (res: IncomingMessage, count: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    let text = ''
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8')
+      const complete = text.split('\n').slice(0, -1)
+      if (complete.length >= count) {
+        res.off('data', onData)
+        res.pause()
+        resolve(complete)
+      }
+    }
+    res.on('data', onData)
+  })
 }
 
 /** The parsed JSON body of an injected response. */

@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto'
-import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -7,7 +6,7 @@ import { options } from '../../app.js'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import { bearerToken, credentialsVerifier, secretMatcher } from '../../plugins/auth.js'
-import { assertError, buildPlugins, json } from '../helper.js'
+import { assertError, buildPlugins, json, logSink } from '../helper.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')
@@ -30,18 +29,6 @@ function routes (server: FastifyInstance) {
     schema: { produces: ['application/json'], body: Type.Object({ x: Type.Integer() }) },
     config: { auth: 'bearer' }
   }, async () => ({ ok: true }))
-}
-
-/** A pino destination that keeps every line written to it, parsed. */
-function logSink () {
-  const entries: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) entries.push(JSON.parse(line))
-      callback()
-    }
-  })
-  return { entries, stream }
 }
 
 function assertChallenge (t: Test, res: Awaited<ReturnType<FastifyInstance['inject']>>, challenge = 'Basic realm="my-realm"') {
@@ -180,8 +167,8 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
 })
 
 t.test('production without BASIC_AUTH_USERS: a start-up warning, then every credential refused', async (t) => {
-  const { entries, stream } = logSink()
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
+  const { entries, logger } = logSink()
+  const server = Fastify({ ...options, logger })
   await server.register(config, { config: loadConfig({ NODE_ENV: 'production' }) })
   await server.register(errors)
   await server.register((await import('../../plugins/auth.js')).default)
@@ -198,8 +185,8 @@ t.test('production without BASIC_AUTH_USERS: a start-up warning, then every cred
 })
 
 t.test('outside production, no warning', async (t) => {
-  const { entries, stream } = logSink()
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
+  const { entries, logger } = logSink()
+  const server = Fastify({ ...options, logger })
   await server.register(config, { config: loadConfig({}) })
   await server.register((await import('../../plugins/auth.js')).default)
   await server.ready()
@@ -208,8 +195,8 @@ t.test('outside production, no warning', async (t) => {
 })
 
 t.test('credentials never reach the logs', async (t) => {
-  const { entries, stream } = logSink()
-  const app = await buildPlugins(t, routes, {}, { logger: { ...options.logger, level: 'trace', stream } })
+  const { entries, logger } = logSink('trace')
+  const app = await buildPlugins(t, routes, {}, { logger })
   await app.inject({ url: '/whoami', headers: { authorization: basic('servant:topsecret') } })
   await app.inject({ url: '/whoami', headers: { authorization: SERVANT } })
   await app.inject({ method: 'POST', url: '/tokened', headers: { authorization: 'Bearer t0ken' }, payload: { x: 1 } })

@@ -1,5 +1,4 @@
 import net, { type AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
 import t from 'tap'
 import Fastify from 'fastify'
 import createError from '@fastify/error'
@@ -8,19 +7,7 @@ import { options } from '../../app.js'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import { StringEnum } from '../../schemas/common.js'
-import { assertError, build, buildPlugins, json } from '../helper.js'
-
-/** A pino destination that keeps every line written to it. */
-function logSink () {
-  const lines: string[] = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      lines.push(...String(chunk).split('\n').filter(Boolean))
-      callback()
-    }
-  })
-  return { lines, stream }
-}
+import { assertError, build, buildPlugins, json, logSink } from '../helper.js'
 
 t.test('an unknown path is a 404 JSON error', async (t) => {
   const app = await build(t, { DOCS_CATCH_ALL: 'false' })
@@ -84,18 +71,18 @@ t.test('validation errors name the field; an enum lists its values', async (t) =
 })
 
 t.test('a server error hides its message from the client and logs it with the request id', async (t) => {
-  const { lines, stream } = logSink()
+  const logs = logSink()
   const Teapot = createError('E_POT', 'the pot leaks', 599)
   const app = await buildPlugins(t, (server) => {
     server.get('/boom', async () => { throw new Error('secret database detail') })
     server.get('/odd-status', async () => { throw Object.assign(new Error('redirect?'), { statusCode: 302 }) })
     server.get('/custom', async () => { throw new Teapot() })
-  }, {}, { logger: { level: 'info', stream } })
+  }, {}, { logger: logs.logger })
 
   const res = await app.inject({ url: '/boom' })
   t.same(json(res), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
   t.notMatch(res.body, /secret/)
-  const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed')
+  const logged = logs.entries.find((entry) => entry.msg === 'request failed')
   t.match(logged, { level: 50, reqId: String, err: { message: 'secret database detail' } }, 'logged at error level with reqId')
 
   t.same(json(await app.inject({ url: '/odd-status' })).statusCode, 500, 'a non-error status becomes 500')
@@ -104,15 +91,15 @@ t.test('a server error hides its message from the client and logs it with the re
 })
 
 t.test('the Authorization header never reaches the logs', async (t) => {
-  const { lines, stream } = logSink()
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'trace', stream } })
+  const logs = logSink('trace')
+  const server = Fastify({ ...options, logger: logs.logger })
   server.get('/', async (request) => {
     request.log.info({ headers: request.headers }, 'headers as received')
     return 'ok'
   })
   t.teardown(() => server.close())
   await server.inject({ url: '/', headers: { authorization: 'Basic c2VydmFudDpzZXJ2ZXI=', cookie: 'session=s3cr3t' } })
-  const all = lines.join('\n')
+  const all = JSON.stringify(logs.entries)
   t.match(all, /headers as received/)
   t.notMatch(all, /c2VydmFudDpzZXJ2ZXI=/, 'credentials redacted')
   t.notMatch(all, /s3cr3t/, 'cookie redacted')

@@ -1,11 +1,9 @@
-import http, { type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
+import type { IncomingMessage } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { assertError, buildPlugins } from '../helper.js'
+import { assertError, baseUrl, buildPlugins, logSink, openStream, readLines, until } from '../helper.js'
 import { CHUNK_SIZE } from '../../plugins/ndjson.js'
 
 const Item = Type.Object({ n: Type.Integer(), label: Type.String() })
@@ -101,49 +99,11 @@ function routes (server: FastifyInstance) {
     reply.ndjson([{ n: 1, label: 'ok' }, { n: 2 }] as Array<{ n: number, label: string }>, Item))
 }
 
-/** Resolves once `check` holds, polling; rejects after `ms`. */
-async function until (check: () => boolean, ms = 10_000) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await sleep(10)
-  }
-}
-
-async function listen (t: Test, env: Record<string, string> = {}, logs?: Array<Record<string, unknown>>) {
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs?.push(JSON.parse(String(chunk)))
-      callback()
-    }
-  })
-  const app = await buildPlugins(t, routes, env, logs === undefined ? {} : { logger: { level: 'info', stream } })
+/** The plugin's routes over a real socket; with `logs`, its log lines go there. */
+async function listen (t: Test, logs?: ReturnType<typeof logSink>) {
+  const app = await buildPlugins(t, routes, {}, logs === undefined ? {} : { logger: logs.logger })
   await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
-}
-
-/** A GET over a real socket of its own, the response not yet read. */
-function open (url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, resolve).on('error', reject)
-  })
-}
-
-/** Reads until at least `lines` complete lines have arrived, then pauses the response; returns them. */
-function readLines (res: IncomingMessage, lines: number): Promise<string[]> {
-  return new Promise((resolve) => {
-    let text = ''
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8')
-      const complete = text.split('\n').slice(0, -1)
-      if (complete.length >= lines) {
-        res.off('data', onData)
-        res.pause()
-        resolve(complete)
-      }
-    }
-    res.on('data', onData)
-  })
+  return { app, base: baseUrl(app) }
 }
 
 /** The whole body of a response, and whether it ended properly (`complete`) or was cut. */
@@ -234,10 +194,11 @@ t.test('a source that fails before its first item gets a proper error response',
 })
 
 t.test('a source that fails later: the lines produced are delivered, then the body is cut and the error logged', async (t) => {
-  const logs: Array<Record<string, unknown>> = []
-  const { base } = await listen(t, {}, logs)
+  const sink = logSink()
+  const logs = sink.entries
+  const { base } = await listen(t, sink)
   for (const count of [2, 3000]) {
-    const res = await open(`${base}/fails-later?count=${count}`)
+    const res = await openStream(`${base}/fails-later?count=${count}`)
     t.equal(res.statusCode, 200, 'the status was already sent')
     const { body, complete } = await readAll(res)
     t.equal(body.split('\n').length - 1, count, `all ${count} lines arrived`)
@@ -249,24 +210,19 @@ t.test('a source that fails later: the lines produced are delivered, then the bo
     t.equal((logged[0]?.err as { message?: string })?.message, 'source broke')
   }
 
-  const bad = await readAll(await open(`${base}/bad-item`))
+  const bad = await readAll(await openStream(`${base}/bad-item`))
   t.equal(bad.body, '{"n":1,"label":"ok"}\n', 'an item the schema cannot write stops the stream like a source error')
   t.equal(bad.complete, false)
 
-  const after = await readAll(await open(`${base}/count?count=2`))
+  const after = await readAll(await openStream(`${base}/count?count=2`))
   t.equal(after.complete, true, 'the server still answers')
   t.equal(after.body.split('\n').length - 1, 2)
 })
 
 t.test('in-process (inject) a cut body is a failed response; a source whose return() fails is logged', async (t) => {
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(JSON.parse(String(chunk)))
-      callback()
-    }
-  })
-  const app = await buildPlugins(t, routes, {}, { logger: { level: 'info', stream } })
+  const sink = logSink()
+  const logs = sink.entries
+  const app = await buildPlugins(t, routes, {}, { logger: sink.logger })
   await t.rejects(app.inject({ url: '/fails-later?count=2' }), { message: /destroyed before completion/ }, 'not a complete response')
   for (const async of [false, true]) {
     await t.rejects(app.inject({ url: `/broken-close?async=${async}` }), `async=${async}`)
@@ -278,9 +234,10 @@ t.test('in-process (inject) a cut body is a failed response; a source whose retu
 })
 
 t.test('a client that goes away stops production: count=10000000, a few lines, socket destroyed', async (t) => {
-  const logs: Array<Record<string, unknown>> = []
-  const { base } = await listen(t, {}, logs)
-  const res = await open(`${base}/count?count=10000000`)
+  const sink = logSink()
+  const logs = sink.entries
+  const { base } = await listen(t, sink)
+  const res = await openStream(`${base}/count?count=10000000`)
   t.equal(res.statusCode, 200)
   const lines = await readLines(res, 5)
   t.same(lines.slice(0, 5).map((line) => JSON.parse(line).n), [1, 2, 3, 4, 5], 'the first lines')
@@ -296,14 +253,14 @@ t.test('a client that goes away stops production: count=10000000, a few lines, s
   t.equal(logs.find((entry) => entry.msg === 'ndjson stream stopped early: the connection closed')?.items, pulled,
     'the log says how far it got')
 
-  const again = await readAll(await open(`${base}/count?count=3`))
+  const again = await readAll(await openStream(`${base}/count?count=3`))
   t.same(again, { body: `{"n":1,"label":"${PAD}"}\n{"n":2,"label":"${PAD}"}\n{"n":3,"label":"${PAD}"}\n`, complete: true },
     'the server still answers')
 })
 
 t.test('backpressure: a client that stops reading stops the pulling; reading again resumes it', async (t) => {
   const { base } = await listen(t)
-  const res = await open(`${base}/forever`)
+  const res = await openStream(`${base}/forever`)
   await readLines(res, 1)
   // res is paused: the client stops reading its socket once its buffers are full.
   let seen = -1

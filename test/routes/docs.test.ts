@@ -1,38 +1,14 @@
-import { Writable } from 'node:stream'
 import t from 'tap'
-import Fastify, { type RouteOptions } from 'fastify'
 import type { Test } from 'tap'
-import app, { options } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
-import { assertError, build } from '../helper.js'
+import { assertError, build, logSink, walkRoutes } from '../helper.js'
 
 const TEXT = 'text/plain; charset=utf-8'
 
-/**
- * The whole app, built here with a hook of the test's own that records every route as it is
- * registered: the endpoints the page must describe, found without the description plugin.
- * Left out, as DECISIONS §6 and the @fastify/swagger convention say: HEAD, and `schema.hide`.
- */
+/** The whole app, its endpoints walked independently of the description plugin, and its logs. */
 async function walk (t: Test, env: Record<string, string> = {}) {
-  const routes: RouteOptions[] = []
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(...String(chunk).split('\n').filter(Boolean).map((line) => JSON.parse(line)))
-      callback()
-    }
-  })
-  const server = Fastify({ ...options, logger: { level: 'info', stream } })
-  server.addHook('onRoute', (route) => { routes.push(route) })
-  await server.register(app, { config: loadConfig(env) })
-  await server.ready()
-  t.teardown(() => server.close())
-  const endpoints = routes
-    .filter((route) => route.schema?.hide !== true)
-    .flatMap((route) => [route.method].flat()
-      .filter((method) => method !== 'HEAD')
-      .map((method) => `${method} ${route.url}`))
-  return { server, endpoints: [...new Set(endpoints)], logs }
+  const logs = logSink()
+  const { server, endpoints } = await walkRoutes(t, env, logs.logger)
+  return { server, endpoints: [...new Set(endpoints.map(({ method, url }) => `${method} ${url}`))], logs: logs.entries }
 }
 
 /** The lines of a `## METHOD /path` section, up to the next section (as a reader of the page would cut it). */

@@ -1,10 +1,7 @@
-import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
-import Fastify, { type LightMyRequestResponse } from 'fastify'
-import app, { options } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
+import type { LightMyRequestResponse } from 'fastify'
 import { SAMPLE_USERS } from '../../schemas/user.js'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json, logSink } from '../helper.js'
 
 const PROTECTED = ['/users/list-all', '/list-all/users', '/users/list-all/now']
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
@@ -89,19 +86,10 @@ t.test('the public GET /users needs no credentials', async (t) => {
 })
 
 t.test('production without BASIC_AUTH_USERS: every credential refused, a warning at start-up', async (t) => {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
-      callback()
-    }
-  })
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
-  await server.register(app, { config: loadConfig({ NODE_ENV: 'production' }) })
-  await server.ready()
-  t.teardown(() => server.close())
+  const logs = logSink()
+  const server = await build(t, { NODE_ENV: 'production' }, { logger: logs.logger })
 
-  t.match(lines.filter((line) => line.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'one warning')
+  t.match(logs.entries.filter((line) => line.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'one warning')
   for (const url of PROTECTED) {
     for (const credentials of ['servant:server', 'admin:admin', 'root:', ':']) {
       assertChallenge(t, await server.inject({ url, headers: { authorization: basic(credentials) } }))
@@ -112,13 +100,9 @@ t.test('production without BASIC_AUTH_USERS: every credential refused, a warning
 })
 
 t.test('production with BASIC_AUTH_USERS: those users, no warning', async (t) => {
-  const lines: string[] = []
-  const stream = new Writable({ write (chunk, _encoding, callback) { lines.push(String(chunk)); callback() } })
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'warn', stream } })
-  await server.register(app, { config: loadConfig({ NODE_ENV: 'production', BASIC_AUTH_USERS: 'ops:s3cret' }) })
-  await server.ready()
-  t.teardown(() => server.close())
-  t.same(lines, [])
+  const logs = logSink('warn')
+  const server = await build(t, { NODE_ENV: 'production', BASIC_AUTH_USERS: 'ops:s3cret' }, { logger: logs.logger })
+  t.same(logs.entries, [])
   t.equal((await server.inject({ url: '/list-all/users', headers: { authorization: basic('ops:s3cret') } })).statusCode, 200)
   assertChallenge(t, await server.inject({ url: '/list-all/users', headers: { authorization: SERVANT } }))
 })

@@ -1,33 +1,23 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import Fastify, { type RouteOptions } from 'fastify'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { Test } from 'tap'
-import app, { options } from '../../app.js'
-import { loadConfig, projectRoot } from '../../plugins/config.js'
-import { build, json } from '../helper.js'
+import { projectRoot } from '../../plugins/config.js'
+import { build, json, walkRoutes } from '../helper.js'
 
 const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'))
 
-/**
- * The whole app with a hook of the test's own recording every route: what the document must
- * hold, found without @fastify/swagger. Left out: HEAD (answered for every GET) and `schema.hide`.
- */
+/** The whole app, its endpoints walked independently of @fastify/swagger, and its document. */
 async function walk (t: Test, env: Record<string, string> = {}) {
-  const routes: RouteOptions[] = []
-  const server = Fastify({ ...options, logger: false })
-  server.addHook('onRoute', (route) => { routes.push(route) })
-  await server.register(app, { config: loadConfig(env) })
-  await server.ready()
-  t.teardown(() => server.close())
-  const endpoints = routes
-    .filter((route) => route.schema?.hide !== true)
-    .flatMap((route) => [route.method].flat()
-      .filter((method) => method !== 'HEAD')
-      .map((method) => ({ method: method.toLowerCase(), path: openapiPath(route.url), route })))
+  const { server, endpoints } = await walkRoutes(t, env)
   const res = await server.inject({ url: '/openapi.json' })
-  return { server, endpoints, res, document: json(res) }
+  return {
+    server,
+    endpoints: endpoints.map(({ method, url, route }) => ({ method: method.toLowerCase(), path: openapiPath(url), route })),
+    res,
+    document: json(res)
+  }
 }
 
 /** `/position/:x/:y` → `/position/{x}/{y}`; a wildcard is `{*}`. */

@@ -1,13 +1,7 @@
-import http, { type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import app, { options } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
 import { UserSchema, type User } from '../../schemas/user.js'
-import { assertError, build, buildPlugins } from '../helper.js'
+import { assertError, baseUrl, build, buildPlugins, logSink, openStream, readLines, until } from '../helper.js'
 import { MAX_COUNT, userSequence } from '../../routes/userStream/index.js'
 
 // The exact bytes: compact, keys in the order name, age, email, registration_date, LF only.
@@ -17,39 +11,6 @@ const CYCLE = [ISAAC, ALBERT, ALBERT]
 
 /** The body of `count` users of the cycle Isaac, Albert, Albert. */
 const expectedBody = (count: number) => Array.from({ length: count }, (_, i) => CYCLE[i % 3]).join('')
-
-async function until (check: () => boolean, ms = 10_000) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await sleep(10)
-  }
-}
-
-const baseOf = (server: FastifyInstance) => `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`
-
-function open (url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, resolve).on('error', reject)
-  })
-}
-
-/** Reads until at least `lines` complete lines have arrived, then pauses the response; returns them. */
-function readLines (res: IncomingMessage, lines: number): Promise<string[]> {
-  return new Promise((resolve) => {
-    let text = ''
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8')
-      const complete = text.split('\n').slice(0, -1)
-      if (complete.length >= lines) {
-        res.off('data', onData)
-        res.pause()
-        resolve(complete)
-      }
-    }
-    res.on('data', onData)
-  })
-}
 
 t.test('by default: Isaac, Albert, Albert as NDJSON', async (t) => {
   const server = await build(t)
@@ -137,23 +98,15 @@ t.test('the source is lazy: a generator that cycles, nothing computed ahead', as
 
 /** The full service over a real socket, its log lines collected. */
 async function listenLogged (t: Test) {
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(JSON.parse(String(chunk)))
-      callback()
-    }
-  })
-  const server = Fastify({ ...options, logger: { ...options.logger, level: 'info', stream } })
-  await server.register(app, { config: loadConfig({}) })
-  t.teardown(() => server.close())
+  const logs = logSink()
+  const server = await build(t, {}, { logger: logs.logger })
   await server.listen({ port: 0, host: '127.0.0.1' })
-  return { server, logs }
+  return { server, logs: logs.entries }
 }
 
 t.test('count=10000000, a few lines read, the socket destroyed: production stops and the server still answers', async (t) => {
   const { server, logs } = await listenLogged(t)
-  const res = await open(`${baseOf(server)}/userStream?count=10000000`)
+  const res = await openStream(`${baseUrl(server)}/userStream?count=10000000`)
   t.equal(res.statusCode, 200)
   const lines = await readLines(res, 4)
   t.same(lines.slice(0, 4).map((line) => line + '\n'), [ISAAC, ALBERT, ALBERT, ISAAC], 'the first users')
@@ -167,7 +120,7 @@ t.test('count=10000000, a few lines read, the socket destroyed: production stops
 
   const after = await server.inject({ url: '/userStream' })
   t.equal(after.body, ISAAC + ALBERT + ALBERT, 'the server still answers')
-  t.equal((await fetch(`${baseOf(server)}/userStream?count=2`).then((r) => r.text())), ISAAC + ALBERT, 'over HTTP too')
+  t.equal((await fetch(`${baseUrl(server)}/userStream?count=2`).then((r) => r.text())), ISAAC + ALBERT, 'over HTTP too')
 })
 
 t.test('the route\'s generator, counted through the same plugin, is closed and no longer pulled', async (t) => {
@@ -188,7 +141,7 @@ t.test('the route\'s generator, counted through the same plugin, is closed and n
   })
   await server.listen({ port: 0, host: '127.0.0.1' })
 
-  const res = await open(`${baseOf(server)}/counted`)
+  const res = await openStream(`${baseUrl(server)}/counted`)
   t.same((await readLines(res, 3)).slice(0, 3).map((line) => line + '\n'), CYCLE)
   res.socket.destroy()
   await until(() => state.closed)

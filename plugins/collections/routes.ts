@@ -99,12 +99,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
     }, async (request, reply) => {
       const created = await repository.create(bodyOf(request))
       reply.header('location', `${prefix}/${created}`)
-      const preference = returnPreference(request)
-      if (preference === 'representation') {
-        return reply.code(201).header('preference-applied', RETURN_REPRESENTATION).send(request.body)
-      }
-      if (preference === 'minimal') reply.header('preference-applied', 'return=minimal')
-      return noContent(reply)
+      return writeAnswer(request, reply, 201)
     })
   }
 
@@ -138,12 +133,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
     }, async (request, reply) => {
       const key = idOf(request)
       if (!await repository.replace(key, bodyOf(request))) throw new ItemNotFound(name, id, key)
-      const preference = returnPreference(request)
-      if (preference === 'representation') {
-        return reply.code(200).header('preference-applied', RETURN_REPRESENTATION).send(request.body)
-      }
-      if (preference === 'minimal') reply.header('preference-applied', 'return=minimal')
-      return noContent(reply)
+      return writeAnswer(request, reply, 200)
     })
   }
 
@@ -163,6 +153,19 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
       return noContent(reply)
     })
   }
+}
+
+/**
+ * The answer to a write: the item with `status` when the request prefers a representation
+ * (RFC 7240), else 204; the preference applied is echoed.
+ */
+function writeAnswer (request: FastifyRequest, reply: FastifyReply, status: 200 | 201) {
+  const preference = returnPreference(request)
+  if (preference === 'representation') {
+    return reply.code(status).header('preference-applied', RETURN_REPRESENTATION).send(request.body)
+  }
+  if (preference === 'minimal') reply.header('preference-applied', 'return=minimal')
+  return noContent(reply)
 }
 
 /** 204: no body, so no Content-Type either (content negotiation has set one for a body). */

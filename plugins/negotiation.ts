@@ -25,7 +25,8 @@ declare module 'fastify' {
 export const NotAcceptable = createError('FST_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const UnsupportedMediaType = createError('FST_ERR_CTP_INVALID_MEDIA_TYPE', '%s', 415)
 
-const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
+/** A JSON media type: `application/json` or a `+json` suffix. */
+export const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
 
 /** The Content-Type header for a produced type: text and JSON are UTF-8. */
 export function contentTypeHeader (type: string): string {

@@ -20,6 +20,15 @@ type WireResult = { value: unknown } | { error: ErrorObject[] }
 type Decoder = (raw: WireValue, path: string) => WireResult
 
 const INTEGER = /^[+-]?\d+$/
+
+/**
+ * An integer on the wire (DECISIONS §1): an optional sign and decimal digits, within the safe
+ * range; anything else (`1.5`, `1e3`, `0x10`, ` 1`, the empty string) is undefined. `-0` is 0.
+ */
+export function parseWireInteger (text: string): number | undefined {
+  const value = Number(text)
+  return INTEGER.test(text) && Number.isSafeInteger(value) ? value + 0 : undefined
+}
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
 function wireError (path: string, type: string, message: string): { error: ErrorObject[] } {
@@ -31,8 +40,8 @@ function wireError (path: string, type: string, message: string): { error: Error
 /** The scalar decoders, by JSON type. Anything else (strings, enums, unions) passes through as text. */
 const scalarDecoders: Record<string, (text: string, path: string, schema: AnySchemaObject) => WireResult> = {
   integer (text, path, schema) {
-    const value = Number(text)
-    if (INTEGER.test(text) && Number.isSafeInteger(value)) return { value }
+    const value = parseWireInteger(text)
+    if (value !== undefined) return { value }
     // The range said is the schema's own when it has one (bounds beyond it are checked after).
     const min = Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER)
     const max = Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { contentTypeHeader } from '../negotiation.js'
+import { contentTypeHeader, isJson } from '../negotiation.js'
 
 /** The parts of a JSON Schema (TypeBox schemas are JSON Schema) that the page reads. */
 export interface Schema {
@@ -69,7 +69,6 @@ const NDJSON = 'application/x-ndjson'
 const FORM = 'application/x-www-form-urlencoded'
 const WIDTH = 100
 
-const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 /** A body of bytes (a file): its media type is the file's, not one the route can list. */

@@ -1,4 +1,5 @@
 import createError from '@fastify/error'
+import { parseWireInteger } from '../validation.js'
 
 /**
  * The Range header of servant-pagination (DECISIONS §4), as plain functions:
@@ -39,20 +40,11 @@ export const InvalidRangeValue = createError('FST_ERR_RANGE_VALUE', 'Invalid Ran
 export const NegativeLimit = createError('FST_ERR_RANGE_LIMIT', 'Limit must be non-negative: the Range header has limit %s', 400)
 export const NegativeOffset = createError('FST_ERR_RANGE_OFFSET', 'Offset must be non-negative: the Range header has offset %s', 400)
 
-/** DECISIONS §1: an integer on the wire is an optional sign and decimal digits, within the safe range. */
-const INTEGER = /^[+-]?\d+$/
 const SAFE_RANGE = `between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`
 
 /** A piece of the header, quoted for an error message: JSON string syntax (controls escaped), shortened. */
 function quote (text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)
-}
-
-function parseInteger (text: string): number | undefined {
-  if (!INTEGER.test(text)) return undefined
-  const value = Number(text)
-  // `+ 0` turns -0 into 0.
-  return Number.isSafeInteger(value) ? value + 0 : undefined
 }
 
 /** The space-separated tokens of a piece; extra spaces are harmless. */
@@ -68,7 +60,7 @@ function parseValue (field: string, type: RangeFieldType, raw: string): RangeVal
     throw new InvalidRangeValue(`the ${field} value ${quote(raw)} is not valid percent-encoded UTF-8`)
   }
   if (type === 'string') return text
-  const value = parseInteger(text)
+  const value = parseWireInteger(text)
   if (value === undefined) {
     throw new InvalidRangeValue(`the ${field} value must be a decimal integer ${SAFE_RANGE}, got ${quote(text)}`)
   }
@@ -76,7 +68,7 @@ function parseValue (field: string, type: RangeFieldType, raw: string): RangeVal
 }
 
 function parseCount (name: 'limit' | 'offset', arg: string): number {
-  const value = parseInteger(arg)
+  const value = parseWireInteger(arg)
   if (value === undefined) {
     throw new InvalidRangeOptions(`${name} must be a decimal integer between 0 and ${Number.MAX_SAFE_INTEGER}, got ${quote(arg)}`)
   }

@@ -11,10 +11,12 @@ export const MethodNotAllowed = createError('FST_ERR_METHOD_NOT_ALLOWED', 'Metho
 
 /** Order of methods in an `Allow` header. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
-const byMethodOrder = (a: string, b: string) => {
-  const rank = (method: string) => (METHOD_ORDER.indexOf(method) + METHOD_ORDER.length + 1) % (METHOD_ORDER.length + 1)
-  return rank(a) - rank(b) || a.localeCompare(b)
+/** Position of a method in an `Allow` header: the usual ones in METHOD_ORDER, any other after them. */
+function rank (method: string): number {
+  const index = METHOD_ORDER.indexOf(method)
+  return index === -1 ? METHOD_ORDER.length : index
 }
+const byMethodOrder = (a: string, b: string) => rank(a) - rank(b) || a.localeCompare(b)
 
 /** One line that says what was wrong and where: `querystring/sortby must be one of: age, name`. */
 export function validationMessage (error: FastifySchemaValidationError, dataVar: string): string {
@@ -104,18 +106,19 @@ export default fp(async function errors (fastify) {
   fastify.setNotFoundHandler(function notFound (request, reply) {
     const { url } = request
     const method = request.method as HTTPMethod
+    const path = url.split('?')[0] as string
     // A route matched and sent us here itself (e.g. a missing static file): a plain 404.
     if (routes.find(method, url) === null) {
       // DOCS_CATCH_ALL (DECISIONS §6): no route or no method gets the description page instead.
       if (fastify.hasDecorator('apiDescription') && fastify.config.DOCS_CATCH_ALL) {
         return reply.code(200).type('text/plain; charset=utf-8').send(fastify.apiDescription.markdown)
       }
-      const allowed = [...methods].filter((m) => routes.find(m, url) !== null).sort(byMethodOrder)
-      if (allowed.length > 0) {
-        reply.header('allow', allowed.join(', '))
-        return reply.send(new MethodNotAllowed(method, url.split('?')[0], allowed.join(', ')))
+      const allowed = [...methods].filter((m) => routes.find(m, url) !== null).sort(byMethodOrder).join(', ')
+      if (allowed !== '') {
+        reply.header('allow', allowed)
+        return reply.send(new MethodNotAllowed(method, path, allowed))
       }
     }
-    return reply.send(new RouteNotFound(method, url.split('?')[0]))
+    return reply.send(new RouteNotFound(method, path))
   })
 }, { name: 'errors' })

@@ -9,8 +9,9 @@ import fp from 'fastify-plugin'
 export default fp(async function shutdown (fastify) {
   let closing = false
   fastify.addHook('preClose', async () => { closing = true })
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook: it runs for every response, and most of the time does nothing.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
-    return payload
+    done(null, payload)
   })
 }, { name: 'shutdown' })

@@ -20,6 +20,7 @@ type WireResult = { value: unknown } | { error: ErrorObject[] }
 type Decoder = (raw: WireValue, path: string) => WireResult
 
 const INTEGER = /^[+-]?\d+$/
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
 /**
  * An integer on the wire (DECISIONS §1): an optional sign and decimal digits, within the safe
@@ -29,7 +30,6 @@ export function parseWireInteger (text: string): number | undefined {
   const value = Number(text)
   return INTEGER.test(text) && Number.isSafeInteger(value) ? value + 0 : undefined
 }
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
 function wireError (path: string, type: string, message: string): { error: ErrorObject[] } {
   return {
@@ -86,14 +86,15 @@ function decoderFor (schema: AnySchemaObject): Decoder {
  * so with `copy` a value that changes is written to a copy of them.
  */
 function wireDecoder (schema: AnySchemaObject, copy: boolean) {
+  // Each property with its decoder and the path an error names, made once per schema.
   const decoders = Object.entries<AnySchemaObject>(schema.properties ?? {})
-    .map(([key, property]) => [key, decoderFor(property)] as const)
+    .map(([key, property]) => [key, `/${key}`, decoderFor(property)] as const)
 
   return function decodeWire (data: Record<string, WireValue> | null): WireResult {
     let decoded: Record<string, unknown> = data ?? {}
-    for (const [key, decode] of decoders) {
+    for (const [key, path, decode] of decoders) {
       const raw = decoded[key] as WireValue
-      const result = decode(raw, `/${key}`)
+      const result = decode(raw, path)
       if ('error' in result) return result
       if (result.value === raw) continue
       if (copy && decoded === data) decoded = { ...data }

@@ -18,8 +18,8 @@ export interface Collection<T extends TObject> {
   /** The name of the id capture: `userid`. */
   id: string
   repository: Repository<Static<T>>
-  /** Credentials that POST, PUT and DELETE need (reads are public). */
-  writeAuth?: 'basic' | 'bearer'
+  /** Credentials that POST, PUT and DELETE need (reads are public), as a route's `config.auth`. */
+  writeAuth?: FastifyContextConfig['auth']
   /** The routes to register, all by default. A prefix that extends one leaves it out and defines its own. */
   routes?: readonly CollectionRoute[]
 }

@@ -38,7 +38,11 @@ export async function waitFor (url, timeoutMs = 15_000) {
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
 }
 
-function startProcess (args, env, healthPath, timeoutMs) {
+/**
+ * A Node process (`args` after node itself) on a free loopback port (PORT, HOST), ready once
+ * `healthPath` answers 200; killed if it does not within `timeoutMs`.
+ */
+export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },

@@ -4,8 +4,7 @@
 // from memory in 64 KiB chunks (this file, run with --baseline), i.e. what the loopback and the
 // client can take. `BENCH_ROUNDS=1 npm run bench -- stream` for a quick run.
 import http from 'node:http'
-import { spawn } from 'node:child_process'
-import { freePort, median, printTable, startService, waitFor } from './lib.js'
+import { median, printTable, startProcess, startService } from './lib.js'
 
 const COUNT = 1_000_000
 const RSS_TARGET_MB = 150
@@ -41,23 +40,6 @@ if (process.argv.includes('--baseline')) {
   await main()
 }
 
-async function startBaseline () {
-  const port = await freePort()
-  const child = spawn(process.execPath, [import.meta.filename, '--baseline'], {
-    env: { PATH: process.env.PATH, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit']
-  })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(url + '/health')
-  return {
-    url,
-    async stop () {
-      child.kill('SIGTERM')
-      await new Promise((resolve) => child.once('exit', resolve))
-    }
-  }
-}
-
 /** One GET read to its end: MB/s (10^6 bytes per second). */
 function download (url) {
   return new Promise((resolve, reject) => {
@@ -81,7 +63,7 @@ async function main () {
   const service = await startService()
   let baseline
   try {
-    baseline = await startBaseline()
+    baseline = await startProcess([import.meta.filename, '--baseline'], {}, '/health')
     const path = `/userStream?count=${COUNT}`
     await download(service.url + path)
     await download(baseline.url + path)

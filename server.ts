@@ -23,8 +23,6 @@ const server = Fastify({
   http: { headersTimeout: 15_000 }
 })
 
-await server.register(app, { config })
-
 closeWithGrace({ delay: CLOSE_GRACE_MS, logger: server.log }, async ({ signal, err }) => {
   if (err !== undefined) server.log.error({ err }, 'closing after an uncaught error')
   else server.log.info({ signal }, 'closing: finishing in-flight requests')
@@ -32,8 +30,10 @@ closeWithGrace({ delay: CLOSE_GRACE_MS, logger: server.log }, async ({ signal, e
 })
 
 try {
+  await server.register(app, { config })
   await server.listen({ host: config.HOST, port: config.PORT })
 } catch (err) {
-  server.log.fatal({ err }, 'could not listen')
+  // E.g. the database cannot be reached, or the port is taken: the message says which.
+  server.log.fatal({ err }, `could not start: ${(err as Error).message}`)
   process.exit(1)
 }

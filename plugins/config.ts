@@ -41,6 +41,14 @@ const EnvSchema = Type.Object({
   API_TOKENS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/-]+=*(,[A-Za-z0-9._~+/-]+=*)*$' })),
   // true, false, a hop count, or comma-separated addresses/CIDR ranges of trusted proxies.
   TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' }),
+  // Unset: the embedded in-memory store (one process, not durable). Set: PostgreSQL, shared by every replica.
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^$|^postgres(ql)?://' })),
+  // Connections each replica keeps at most.
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  // Milliseconds a query (or taking a connection) may last before the request gets 503.
+  DATABASE_STATEMENT_TIMEOUT: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+  // Milliseconds start-up keeps retrying an unreachable database before it gives up (exit 1); 0 = one try.
+  DATABASE_STARTUP_TIMEOUT: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
   // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })
@@ -58,6 +66,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const config = envSchema<Config>({ schema: EnvSchema, data: env })
   config.FILES_DIR = path.resolve(config.FILES_DIR)
   config.STATIC_DIR = path.resolve(config.STATIC_DIR)
+  // `DATABASE_URL=` (e.g. from a compose file's `${DATABASE_URL:-}`) is no database, like no variable.
+  if (config.DATABASE_URL === '') delete config.DATABASE_URL
   if (config.BASIC_AUTH_USERS === undefined && config.NODE_ENV !== 'production') {
     config.BASIC_AUTH_USERS = DEVELOPMENT_USERS
   }

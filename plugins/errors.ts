@@ -26,10 +26,13 @@ export function validationMessage (error: FastifySchemaValidationError, dataVar:
   return `${dataVar}${error.instancePath} ${what}`
 }
 
-/** The JSON error body of DECISIONS §1 for a status; server errors never reveal their message. */
-export function errorBody (statusCode: number, message: string, code?: string): ErrorBody {
+/**
+ * The JSON error body of DECISIONS §1 for a status. Server errors never reveal their message,
+ * unless it was written for the client (`expose`, as http-errors has it: "the database is unavailable").
+ */
+export function errorBody (statusCode: number, message: string, code?: string, expose = statusCode < 500): ErrorBody {
   const error = STATUS_CODES[statusCode] ?? 'Error'
-  return statusCode >= 500
+  return !expose
     ? { statusCode, error, message: error }
     : { statusCode, ...(code === undefined ? {} : { code }), error, message }
 }
@@ -43,6 +46,14 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const statusCode = error.statusCode ?? 400
   reply.code(statusCode).type(JSON_TYPE).send(JSON.stringify(errorBody(statusCode, error.message, error.code)))
+}
+
+/** An error as the handler reads it: Fastify's, with the http-errors conventions some errors follow. */
+interface ServiceError extends FastifyError {
+  /** Response headers that go with the error (`Retry-After`, `Allow`…). */
+  headers?: Record<string, string>
+  /** The message was written for the client, even on a 5xx. */
+  expose?: boolean
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -78,7 +89,7 @@ export default fp(async function errors (fastify) {
     return new Error(first === undefined ? `${dataVar} is invalid` : validationMessage(first, dataVar))
   })
 
-  fastify.setErrorHandler(function handleError (error: FastifyError, request, reply) {
+  fastify.setErrorHandler(function handleError (error: ServiceError, request, reply) {
     const status = error.statusCode ?? 500
     const statusCode = status >= 400 && status <= 599 ? status : 500
     if (statusCode >= 500) {
@@ -86,11 +97,12 @@ export default fp(async function errors (fastify) {
     } else {
       request.log.info({ statusCode, code: error.code, reason: error.message }, 'request refused')
     }
+    if (error.headers !== undefined) reply.headers(error.headers)
     // A serializer chosen by content negotiation must not touch an error: errors are always JSON.
     return reply.code(statusCode)
       .type(JSON_TYPE)
       .serializer(JSON.stringify)
-      .send(errorBody(statusCode, error.message, error.code))
+      .send(errorBody(statusCode, error.message, error.code, error.expose))
   })
 
   // Which methods each path answers, from the routes as they are registered.

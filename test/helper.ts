@@ -9,15 +9,36 @@ import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autoload from '@fastify/autoload'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
-import type { Test } from 'tap'
+import tap, { type Test } from 'tap'
 import app, { options } from '../app.js'
 import { loadConfig, projectRoot } from '../plugins/config.js'
+import { startPostgres, type TestPostgres } from './postgres.js'
 
 export interface BuildOptions {
   /** The logger, e.g. a logSink's; none by default. */
   logger?: FastifyServerOptions['logger']
   /** Sees every route the app registers: a walk of the routes that does not rely on the app's own plugins. */
   onRoute?: (route: RouteOptions) => void
+}
+
+let postgres: Promise<TestPostgres> | undefined
+/**
+ * A new database on this test process's own PostgreSQL server, started on first use and stopped
+ * when the process's tests end.
+ */
+export async function testDatabase (): Promise<string> {
+  postgres ??= startPostgres(tap)
+  return (await postgres).createDatabase()
+}
+
+/**
+ * Which store build() gives the app when the test does not choose: `memory`, or `postgres` (a
+ * fresh database each time) when the test process sets TEST_STORE=postgres. The collection suites
+ * run once with each (the *.postgres.test.ts files), as both stores make the same promises.
+ */
+async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
+  if (process.env.TEST_STORE !== 'postgres' || env.DATABASE_URL !== undefined) return env
+  return { ...env, DATABASE_URL: await testDatabase() }
 }
 
 /**
@@ -27,7 +48,7 @@ export interface BuildOptions {
 export async function build (t: Test, env: Record<string, string> = {}, { logger = false, onRoute }: BuildOptions = {}): Promise<FastifyInstance> {
   const server = Fastify({ ...options, logger })
   if (onRoute !== undefined) server.addHook('onRoute', onRoute)
-  await server.register(app, { config: loadConfig(env) })
+  await server.register(app, { config: loadConfig(await storeEnv(env)) })
   await server.ready()
   t.teardown(() => server.close())
   return server

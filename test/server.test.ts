@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import net from 'node:net'
 import t from 'tap'
-import { serverEntry, startServer } from './helper.js'
+import { serverEntry, startServer, testDatabase } from './helper.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
   const server = await startServer(t)
@@ -72,4 +72,40 @@ t.test('SIGTERM: stops accepting, finishes the request in flight, exits 0', asyn
   t.match(response, /^HTTP\/1\.1 200 OK\r\n/, 'the request in flight completes')
   t.match(response, /"subject":"Hey Alp, we miss you!"/)
   t.equal(await server.exited, 0, 'then the process exits 0')
+})
+
+t.test('DATABASE_URL: two processes share one database, and a restart of both keeps the data', async (t) => {
+  const env = { DATABASE_URL: await testDatabase() }
+  const [a, b] = [await startServer(t, env), await startServer(t, env)]
+  const created = await fetch(`${a.url}/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
+  })
+  t.equal(created.headers.get('location'), '/users/3')
+  const before = await (await fetch(`${b.url}/users`)).text()
+  t.match(JSON.parse(before), [{ name: 'Isaac Newton' }, { name: 'Albert Einstein' }, { name: 'Ada Lovelace' }], 'written on one, read on the other')
+  for (const server of [a, b]) server.child.kill('SIGTERM')
+  t.same([await a.exited, await b.exited], [0, 0], 'both stop cleanly')
+
+  const [c, d] = [await startServer(t, env), await startServer(t, env)]
+  t.equal(await (await fetch(`${c.url}/users`)).text(), before, 'everything is still there')
+  t.equal((await fetch(`${d.url}/ready`)).status, 200, 'and ready')
+  for (const server of [c, d]) server.child.kill('SIGTERM')
+})
+
+t.test('DATABASE_URL: an unreachable database stops start-up with a message naming it, exit 1', async (t) => {
+  const closed = net.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as net.AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const run = spawnSync(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: `postgres://app:hunter2@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT: '0' },
+    encoding: 'utf8',
+    timeout: 10_000
+  })
+  t.equal(run.status, 1, 'exit 1')
+  const fatal = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
+  t.match(fatal?.msg, `could not start: The database at postgres://app:***@127.0.0.1:${port}/app is unreachable (attempts: 1): connect ECONNREFUSED`)
+  t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
 })

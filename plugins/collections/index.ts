@@ -64,17 +64,38 @@ export function memoryRepository<T> (seed: readonly T[] = []): Repository<T> {
   }
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The user store: /users, /user, /users/list-all and /list-all/users. Starts with the sample users as ids 1 and 2. */
-    usersRepository: Repository<User>
-    /** The product store of /products; starts empty. */
-    productsRepository: Repository<Product>
+/** Where the collections keep their items: memory, or PostgreSQL when DATABASE_URL is set. */
+export interface Store {
+  /** The user store: /users, /user, /users/list-all and /list-all/users. Starts with the sample users as ids 1 and 2. */
+  users: Repository<User>
+  /** The product store of /products; starts empty. */
+  products: Repository<Product>
+  /** Resolves when the store answers, rejects when it does not: readiness. */
+  check (): Promise<void>
+}
+
+/** The embedded store: this process's memory, as fresh as the process. */
+export function memoryStore (): Store {
+  return {
+    users: memoryRepository<User>(SAMPLE_USERS),
+    products: memoryRepository<Product>(),
+    async check () {}
   }
 }
 
-/** The stores of the generic collections; a fresh pair for every instance of the app. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store
+  }
+}
+
+/**
+ * The stores of the generic collections, a fresh one for every instance of the app. The
+ * PostgreSQL store (and its driver) is loaded only when DATABASE_URL asks for it.
+ */
 export default fp(async function collections (fastify) {
-  fastify.decorate('usersRepository', memoryRepository<User>(SAMPLE_USERS))
-  fastify.decorate('productsRepository', memoryRepository<Product>())
-}, { name: 'collections' })
+  const store = fastify.config.DATABASE_URL === undefined
+    ? memoryStore()
+    : await (await import('./postgres.js')).postgresStore(fastify)
+  fastify.decorate('store', store)
+}, { name: 'collections', dependencies: ['config'] })

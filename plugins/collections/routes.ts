@@ -80,7 +80,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
       schema: {
         summary: `Every ${name}, in id order`,
         produces: ['application/json'],
-        response: { 200: Items, ...errorResponses(406) }
+        response: { 200: Items, ...errorResponses(406, 503) }
       }
     }, async () => repository.list())
   }
@@ -93,7 +93,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         produces: ['application/json'],
         headers: PreferHeaders,
         body: item,
-        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415), ...unauthorized }
+        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415, 503), ...unauthorized }
       },
       config: writeConfig
     }, async (request, reply) => {
@@ -109,7 +109,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         summary: `The ${name} with this id`,
         produces: ['application/json'],
         params: Params,
-        response: { 200: item, ...errorResponses(400, 404, 406) }
+        response: { 200: item, ...errorResponses(400, 404, 406, 503) }
       }
     }, async (request) => {
       const found = await repository.get(idOf(request))
@@ -127,7 +127,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         params: Params,
         headers: PreferHeaders,
         body: item,
-        response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415), ...unauthorized }
+        response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415, 503), ...unauthorized }
       },
       config: writeConfig
     }, async (request, reply) => {
@@ -144,7 +144,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         description: 'Its id is never given to another item.',
         produces: ['application/json'],
         params: Params,
-        response: { 204: Deleted, ...errorResponses(400, 404, 406), ...unauthorized }
+        response: { 204: Deleted, ...errorResponses(400, 404, 406, 503), ...unauthorized }
       },
       config: writeConfig
     }, async (request, reply) => {

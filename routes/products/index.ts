@@ -8,7 +8,7 @@ const products: FastifyPluginAsyncTypebox = async (fastify) => {
     item: ProductSchema,
     name: 'product',
     id: 'productid',
-    repository: fastify.productsRepository,
+    repository: fastify.store.products,
     writeAuth: 'bearer'
   })
 }

@@ -8,7 +8,7 @@ const user: FastifyPluginAsyncTypebox = async (fastify) => {
     item: UserSchema,
     name: 'user',
     id: 'userid',
-    repository: fastify.usersRepository,
+    repository: fastify.store.users,
     routes: ['view', 'delete']
   })
 }

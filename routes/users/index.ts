@@ -14,7 +14,7 @@ const UsersWithCount = Type.Array(UserSchema, {
  * the User-Count header and four content types (DECISIONS §3).
  */
 const users: FastifyPluginAsyncTypebox = async (fastify) => {
-  const repository = fastify.usersRepository
+  const repository = fastify.store.users
   collectionRoutes(fastify, {
     item: UserSchema,
     name: 'user',
@@ -30,7 +30,7 @@ const users: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream'],
       querystring: Type.Object({ sortby: Type.Optional(SortBySchema) }),
       headers: Type.Object({ 'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })) }),
-      response: { 200: UsersWithCount, ...errorResponses(400, 406) }
+      response: { 200: UsersWithCount, ...errorResponses(400, 406, 503) }
     },
     config: {
       serializers: {

@@ -248,7 +248,8 @@ t.test('concurrent writes lose nothing: PUTs on 20 items, and racing DELETEs of 
   const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => create(t, app, { productId: i })))
   const replaced = await Promise.all(ids.map((id) => put(app, id, { productId: id * 100, name: `v${id}` })))
   t.ok(replaced.every((res) => res.statusCode === 204), 'every PUT acknowledged')
-  t.same(json(await app.inject({ url: '/products' })), ids.map((id) => ({ productId: id * 100, name: `v${id}` })), 'every acknowledged write visible')
+  t.same(json(await app.inject({ url: '/products' })), ids.toSorted((a, b) => a - b).map((id) => ({ productId: id * 100, name: `v${id}` })),
+    'every acknowledged write visible, in id order')
 
   const target = ids[0] as number
   const deletes = await Promise.all(Array.from({ length: 10 }, () => app.inject({ method: 'DELETE', url: `/products/${target}` })))

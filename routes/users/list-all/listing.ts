@@ -13,11 +13,11 @@ export function listAllRoute (fastify: FastifyInstance, url: string, summary: st
       summary,
       description: 'Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).',
       produces: ['application/json'],
-      response: { 200: UsersSchema, 401: unauthorizedResponse('Basic'), ...errorResponses(406) }
+      response: { 200: UsersSchema, 401: unauthorizedResponse('Basic'), ...errorResponses(406, 503) }
     },
     config: { auth: 'basic' }
   }, async function listAll (request) {
     request.log.debug({ user: request.authUser?.name }, 'listing users for an authenticated user')
-    return this.usersRepository.list()
+    return this.store.users.list()
   })
 }

@@ -1,0 +1,210 @@
+import t, { type Test } from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { SAMPLE_USERS, type User } from '../../schemas/user.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { assertError, build, json, logSink } from '../helper.js'
+import { startPostgres, tcpProxy } from '../postgres.js'
+
+const SAMPLE_JSON = JSON.stringify(SAMPLE_USERS)
+const BASIC = { authorization: `Basic ${Buffer.from('servant:server').toString('base64')}` }
+
+function user (n: number): User {
+  return { name: `User ${n}`, age: n, email: `user${n}@example.org`, registration_date: '2026-11-22' }
+}
+
+function write (app: FastifyInstance, method: 'POST' | 'PUT', url: string, payload: unknown) {
+  return app.inject({ method, url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } })
+}
+
+/** The id of a 204 answer's `Location: /<collection>/<id>`. */
+function createdId (res: LightMyRequestResponse): number {
+  const id = /^\/\w+\/(\d+)$/.exec(String(res.headers.location))?.[1]
+  if (res.statusCode !== 204 || id === undefined) throw new Error(`not created: ${res.statusCode} ${res.body}`)
+  return Number(id)
+}
+
+/** The first answer other than 503 to a request repeated while the database comes back (5 s at most). */
+async function answered (request: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
+  let res = await request()
+  for (let tries = 0; res.statusCode === 503 && tries < 100; tries++) {
+    await sleep(50)
+    res = await request()
+  }
+  return res
+}
+
+/** Asserts the 503 of an unavailable database: JSON error, Retry-After, a message that says so. */
+function assertUnavailable (t: Test, res: LightMyRequestResponse, what: string) {
+  t.equal(res.statusCode, 503, `${what}: 503`)
+  t.equal(res.headers['retry-after'], '5', `${what}: Retry-After`)
+  t.match(json(res), { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }, `${what}: JSON error`)
+}
+
+t.test('the PostgreSQL store over HTTP', async (t) => {
+  const server = await startPostgres(t)
+  /** An app on `url`, with its store checked. */
+  const instance = (url: string, env: Record<string, string> = {}) => build(t, { DATABASE_URL: url, ...env })
+
+  t.test('two instances starting together on a fresh database: the sample users once, as 1 and 2', async (t) => {
+    const url = await server.createDatabase()
+    const apps = await Promise.all([instance(url), instance(url), instance(url)])
+    for (const app of apps) {
+      t.equal((await app.inject({ url: '/users' })).body, SAMPLE_JSON)
+      t.same(json(await app.inject({ url: '/users/2' })), SAMPLE_USERS[1])
+    }
+    t.equal(createdId(await write(apps[0]!, 'POST', '/users', user(1))), 3, 'the next id is 3')
+  })
+
+  t.test('a write on one instance is read on the other', async (t) => {
+    const url = await server.createDatabase()
+    const [a, b] = [await instance(url), await instance(url)]
+    const id = createdId(await write(a, 'POST', '/users', user(1)))
+    t.same(json(await b.inject({ url: `/users/${id}` })), user(1), 'POST on a, GET on b')
+    t.same(json(await b.inject({ url: `/user/${id}` })), user(1), 'and on /user')
+    t.equal((await write(b, 'PUT', `/users/${id}`, user(2))).statusCode, 204)
+    t.same(json(await a.inject({ url: `/users/${id}` })), user(2), 'PUT on b, GET on a')
+    t.same(json(await a.inject({ url: '/users/list-all', headers: BASIC })), [...SAMPLE_USERS, user(2)], 'list-all on a')
+    t.equal((await b.inject({ method: 'DELETE', url: `/user/${id}` })).statusCode, 204)
+    assertError(t, await a.inject({ url: `/users/${id}` }), 404, `No user with userid ${id}`)
+
+    const product = createdId(await write(b, 'POST', '/products', { productId: 7, name: 'Green tea' }))
+    t.equal((await a.inject({ url: `/products/${product}` })).body, '{"productId":7,"name":"Green tea"}', 'products too')
+  })
+
+  t.test('200 concurrent POSTs split across two instances: 200 distinct ids, each listed once', async (t) => {
+    const url = await server.createDatabase()
+    const apps = [await instance(url), await instance(url)]
+    const numbers = Array.from({ length: 200 }, (_, n) => n + 1)
+    const ids = await Promise.all(numbers.map(async (n) => createdId(await write(apps[n % 2]!, 'POST', '/users', user(n)))))
+    t.equal(new Set(ids).size, 200, '200 distinct ids')
+    t.ok(ids.every((id) => id > 2), 'after the sample users')
+
+    for (const app of apps) {
+      const listed = json<User[]>(await app.inject({ url: '/users' }))
+      t.equal(listed.length, 202, 'every user listed')
+      t.same(listed.slice(2).map((item) => item.age).sort((x, y) => x - y), numbers, 'each posted user exactly once')
+    }
+    // Each id names the user that was posted with it, on either instance; the list is in id order.
+    const byId = new Map(ids.map((id, index) => [id, numbers[index]!]))
+    const read = await Promise.all(ids.map((id) => apps[id % 2]!.inject({ url: `/users/${id}` })))
+    t.ok(read.every((res, index) => json<User>(res).age === numbers[index]), 'GET /users/<id> is the user posted as <id>')
+    const inIdOrder = [...byId.keys()].sort((x, y) => x - y).map((id) => byId.get(id))
+    t.same(json<User[]>(await apps[0]!.inject({ url: '/users' })).slice(2).map((item) => item.age), inIdOrder, 'listed in id order')
+  })
+
+  t.test('racing PUTs and DELETEs on two instances lose nothing acknowledged', async (t) => {
+    const url = await server.createDatabase()
+    const [a, b] = [await instance(url), await instance(url)]
+    const ids = []
+    for (let n = 0; n < 30; n++) ids.push(createdId(await write(a, 'POST', '/products', { productId: n })))
+    const raced = await Promise.all(ids.map(async (id, n) => {
+      const doomed = n % 3 === 0
+      const answers = await Promise.all([
+        write(a, 'PUT', `/products/${id}`, { productId: id, name: 'a' }),
+        write(b, 'PUT', `/products/${id}`, { productId: id, name: 'b' }),
+        ...(doomed ? [a.inject({ method: 'DELETE', url: `/products/${id}` }), b.inject({ method: 'DELETE', url: `/products/${id}` })] : [])
+      ])
+      return { id, doomed, statuses: answers.map((res) => res.statusCode) }
+    }))
+    for (const { id, doomed, statuses } of raced) {
+      const [putA, putB, ...deletes] = statuses
+      const final = [await a.inject({ url: `/products/${id}` }), await b.inject({ url: `/products/${id}` })]
+      t.equal(final[0]!.body, final[1]!.body, `${id}: both instances read the same`)
+      if (doomed) {
+        t.same(deletes.sort(), [204, 404], `${id}: one DELETE wins`)
+        t.ok([putA, putB].every((status) => status === 204 || status === 404), `${id}: each PUT applied or too late`)
+        t.equal(final[0]!.statusCode, 404, `${id}: gone`)
+      } else {
+        t.same([putA, putB], [204, 204], `${id}: both PUTs acknowledged`)
+        t.match(json(final[0]!), { productId: id, name: /^[ab]$/ }, `${id}: the last PUT is what is stored`)
+      }
+    }
+    t.equal(json<unknown[]>(await b.inject({ url: '/products' })).length, 20, '30 - 10 deleted')
+  })
+
+  t.test('a restart keeps everything, and ids are not given again', async (t) => {
+    const url = await server.createDatabase()
+    const first = await instance(url)
+    const ids = [createdId(await write(first, 'POST', '/users', user(1))), createdId(await write(first, 'POST', '/users', user(2)))]
+    await first.inject({ method: 'DELETE', url: `/users/${ids[1]}` })
+    const product = createdId(await write(first, 'POST', '/products', { productId: 1 }))
+    const before = (await first.inject({ url: '/users' })).body
+    await first.close()
+
+    const second = await instance(url)
+    t.equal((await second.inject({ url: '/users' })).body, before, 'the users')
+    t.equal((await second.inject({ url: `/products/${product}` })).body, '{"productId":1}', 'the products')
+    t.equal(createdId(await write(second, 'POST', '/users', user(3))), ids[1]! + 1, 'the deleted id stays unused')
+  })
+
+  t.test('start-up: an unreachable database is retried for DATABASE_STARTUP_TIMEOUT, then named in the error', async (t) => {
+    const closed = await tcpProxy(t, server.port)
+    closed.blackhole()
+    const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/postgres`
+    const sink = logSink('warn')
+    const started = Date.now()
+    await t.rejects(build(t, { DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '600', DATABASE_STATEMENT_TIMEOUT: '200' }, { logger: sink.logger }),
+      { message: new RegExp(`^The database at postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:${closed.port}/postgres is unreachable \\(attempts: \\d+\\): .*timeout`) })
+    t.ok(Date.now() - started < 5000, 'gave up in bounded time')
+    const retries = sink.entries.filter((entry) => entry.msg === 'database not reachable yet: retrying')
+    t.ok(retries.length >= 1, 'each retry is logged')
+    t.notMatch(JSON.stringify(sink.entries), /hunter2/, 'the password is never logged')
+  })
+
+  t.test('start-up: a database that comes up within DATABASE_STARTUP_TIMEOUT is waited for', async (t) => {
+    const url = await server.createDatabase()
+    const proxy = await tcpProxy(t, server.port)
+    proxy.blackhole()
+    const app = build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STARTUP_TIMEOUT: '10000', DATABASE_STATEMENT_TIMEOUT: '200' })
+    setTimeout(() => proxy.restore(), 500)
+    t.equal((await (await app).inject({ url: '/users' })).body, SAMPLE_JSON)
+  })
+
+  t.test('a hanging database: 503 within the statement timeout, never a hang; then service resumes', async (t) => {
+    const url = await server.createDatabase()
+    const proxy = await tcpProxy(t, server.port)
+    const app = await instance(url.replace(`:${server.port}/`, `:${proxy.port}/`), { DATABASE_STATEMENT_TIMEOUT: '300' })
+    t.equal((await app.inject({ url: '/users' })).statusCode, 200)
+    proxy.blackhole()
+    const started = Date.now()
+    const answers = await Promise.all([
+      app.inject({ url: '/users' }),
+      write(app, 'POST', '/users', user(1)),
+      app.inject({ url: '/ready' })
+    ])
+    t.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms with a 300 ms timeout`)
+    for (const [index, res] of answers.entries()) assertUnavailable(t, res, ['GET /users', 'POST /users', 'GET /ready'][index]!)
+    t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
+    proxy.restore()
+    t.equal((await answered(() => app.inject({ url: '/users' }))).body, SAMPLE_JSON, 'back by itself')
+  })
+
+  // Last: it stops the server that the tests above use.
+  t.test('the database stopped: 503 on the collections, the rest works, /ready 503; back by itself', async (t) => {
+    const url = await server.createDatabase()
+    const sink = logSink('warn')
+    const app = await build(t, { DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT: '1000' }, { logger: sink.logger })
+    const id = createdId(await write(app, 'POST', '/products', { productId: 1 }))
+    t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
+    await server.stop()
+
+    const started = Date.now()
+    assertUnavailable(t, await app.inject({ url: '/users' }), 'GET /users')
+    assertUnavailable(t, await app.inject({ url: '/users/1' }), 'GET /users/1')
+    assertUnavailable(t, await write(app, 'POST', '/users', user(1)), 'POST /users')
+    assertUnavailable(t, await write(app, 'PUT', `/products/${id}`, { productId: 2 }), 'PUT /products/<id>')
+    assertUnavailable(t, await app.inject({ method: 'DELETE', url: `/products/${id}` }), 'DELETE /products/<id>')
+    assertUnavailable(t, await app.inject({ url: '/list-all/users', headers: BASIC }), 'GET /list-all/users')
+    assertUnavailable(t, await app.inject({ url: '/ready' }), 'GET /ready')
+    t.ok(Date.now() - started < 7000, 'every answer within the statement timeout')
+    t.equal((await app.inject({ url: '/health' })).statusCode, 200, 'liveness is not readiness')
+    t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
+    t.equal((await app.inject({ url: '/colors' })).statusCode, 206)
+    t.ok(sink.entries.some((entry) => entry.msg === 'request failed' && (entry.err as { code?: string }).code === 'FST_ERR_STORE_UNAVAILABLE'),
+      'the failure is logged with its cause')
+
+    await server.start()
+    t.equal((await answered(() => app.inject({ url: `/products/${id}` }))).body, '{"productId":1}', 'back by itself, data intact')
+    t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
+  })
+})

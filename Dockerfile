@@ -27,6 +27,7 @@ COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json ./
 COPY static static
+COPY migrations migrations
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \

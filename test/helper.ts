@@ -7,10 +7,9 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import autoload from '@fastify/autoload'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import tap, { type Test } from 'tap'
-import app, { options } from '../app.js'
+import app, { plugins, serverOptions as appServerOptions } from '../app.js'
 import { loadConfig, projectRoot } from '../plugins/config.js'
 import { startPostgres, type TestPostgres } from './postgres.js'
 
@@ -46,9 +45,10 @@ async function storeEnv (env: Record<string, string>): Promise<Record<string, st
  * (not from the shell running the tests), so every test sees the documented defaults.
  */
 export async function build (t: Test, env: Record<string, string> = {}, { logger = false, onRoute }: BuildOptions = {}): Promise<FastifyInstance> {
-  const server = Fastify({ ...options, logger })
+  const config = loadConfig(await storeEnv(env))
+  const server = Fastify({ ...appServerOptions(config), logger })
   if (onRoute !== undefined) server.addHook('onRoute', onRoute)
-  await server.register(app, { config: loadConfig(await storeEnv(env)) })
+  await server.register(app, { config })
   await server.ready()
   t.teardown(() => server.close())
   return server
@@ -87,13 +87,17 @@ export async function buildPlugins (
   env: Record<string, string> = {},
   serverOptions: FastifyServerOptions = {}
 ): Promise<FastifyInstance> {
-  const server = Fastify({ ...options, logger: false, ...serverOptions })
-  await server.register(autoload, { dir: path.join(projectRoot, 'plugins'), options: { config: loadConfig(env) } })
+  const config = loadConfig(env)
+  const server = Fastify({ ...appServerOptions(config), logger: false, ...serverOptions })
+  await plugins(server, { config })
   routes(server)
   await server.ready()
   t.teardown(() => server.close())
   return server
 }
+
+/** The server options of the documented defaults, for tests that build a Fastify app of their own. */
+export const defaultServerOptions = appServerOptions(loadConfig({}))
 
 /** A pino destination that keeps every log line, parsed, and the `logger` option (at `level`) that writes to it. */
 export function logSink (level = 'info') {
@@ -104,7 +108,7 @@ export function logSink (level = 'info') {
       callback()
     }
   })
-  return { entries, logger: { ...options.logger, level, stream } }
+  return { entries, logger: { ...defaultServerOptions.logger, level, stream } }
 }
 
 /** Resolves once `check()` holds, polling; rejects after `ms`. */
@@ -180,9 +184,10 @@ export interface RunningServer {
  * Starts the production entry point (`node dist/server.js`, built by `npm test`) on a free port
  * and resolves once it listens. The process is killed when the test ends, if still running.
  */
-export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd() } = {}): Promise<RunningServer> {
   if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`)
   const child = spawn(process.execPath, [serverEntry], {
+    cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import net from 'node:net'
 import t from 'tap'
-import { serverEntry, startServer, testDatabase } from './helper.js'
+import { serverEntry, startServer, testDatabase, until } from './helper.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
   const server = await startServer(t)
@@ -15,7 +15,7 @@ t.test('the production entry point serves /health over HTTP', async (t) => {
 })
 
 t.test('start-up is refused for an invalid variable, naming it', async (t) => {
-  for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DOCS_CATCH_ALL', 'perhaps']]) {
+  for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DOCS_CATCH_ALL', 'perhaps'], ['NODE_ENV', 'prod']]) {
     const run = spawnSync(process.execPath, [serverEntry], {
       env: { PATH: process.env.PATH, [name as string]: value },
       encoding: 'utf8',
@@ -24,6 +24,20 @@ t.test('start-up is refused for an invalid variable, naming it', async (t) => {
     t.not(run.status, 0, `${name}=${value} exits non-zero`)
     t.match(run.stderr, new RegExp(`Invalid configuration: .*${name}`), `${name}=${value} is named`)
   }
+})
+
+t.test('a .env file of the working directory is read; the environment wins over it', async (t) => {
+  const cwd = t.testdir({ '.env': 'AUTH_REALM=from-dotenv\nAPI_TOKENS=dotenv-token\n' })
+  const server = await startServer(t, { API_TOKENS: 'shell-token' }, { cwd })
+  const challenge = await fetch(`${server.url}/users/list-all`)
+  t.equal(challenge.headers.get('www-authenticate'), 'Basic realm="from-dotenv"', 'a variable only in .env is read from it')
+  const post = (token: string) => fetch(`${server.url}/products`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: '{"productId":1}'
+  })
+  t.equal((await post('shell-token')).status, 204, 'a variable set in the environment keeps its value')
+  t.equal((await post('dotenv-token')).status, 401, 'and the file does not override it')
 })
 
 t.test('SIGTERM: stops accepting, finishes the request in flight, exits 0', async (t) => {
@@ -108,4 +122,22 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
   const fatal = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
   t.match(fatal?.msg, `could not start: The database at postgres://app:***@127.0.0.1:${port}/app is unreachable (attempts: 1): connect ECONNREFUSED`)
   t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
+})
+
+t.test('a client that reads a stream as fast as it can does not keep others waiting', async (t) => {
+  const server = await startServer(t)
+  // A raw socket that drops what it reads: a client that keeps up with the server.
+  const fast = net.connect(Number(new URL(server.url).port), '127.0.0.1')
+  let received = 0
+  fast.on('data', (chunk) => { received += chunk.length })
+  fast.write('GET /userStream?count=10000000 HTTP/1.1\r\nHost: localhost\r\n\r\n')
+  await until(() => received > 1_000_000)
+  const others = await Promise.all([
+    fetch(`${server.url}/hello?name=x`).then((res) => res.json()),
+    fetch(`${server.url}/userStream?count=1`).then((res) => res.text())
+  ])
+  t.same(others, [{ msg: 'Hello, x' }, '{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"}\n'],
+    'the other requests are answered')
+  t.ok(received < 900e6, `while the 10,000,000 lines are still streaming (${Math.round(received / 1e6)} MB of 920 read)`)
+  fast.destroy()
 })

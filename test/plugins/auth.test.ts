@@ -2,11 +2,10 @@ import * as crypto from 'node:crypto'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { options } from '../../app.js'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import { bearerToken, credentialsVerifier, secretMatcher } from '../../plugins/auth.js'
-import { assertError, buildPlugins, json, logSink } from '../helper.js'
+import { assertError, buildPlugins, defaultServerOptions, json, logSink } from '../helper.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')
@@ -141,7 +140,7 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
       }
     }
   })
-  const server = Fastify({ ...options, logger: false })
+  const server = Fastify({ ...defaultServerOptions, logger: false })
   await server.register(config, { config: loadConfig({ BASIC_AUTH_USERS: 'ada:lovelace,servant:server,bob:builder' }) })
   await server.register(errors)
   await server.register(auth.default)
@@ -168,7 +167,7 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
 
 t.test('production without BASIC_AUTH_USERS: a start-up warning, then every credential refused', async (t) => {
   const { entries, logger } = logSink()
-  const server = Fastify({ ...options, logger })
+  const server = Fastify({ ...defaultServerOptions, logger })
   await server.register(config, { config: loadConfig({ NODE_ENV: 'production' }) })
   await server.register(errors)
   await server.register((await import('../../plugins/auth.js')).default)
@@ -186,7 +185,7 @@ t.test('production without BASIC_AUTH_USERS: a start-up warning, then every cred
 
 t.test('outside production, no warning', async (t) => {
   const { entries, logger } = logSink()
-  const server = Fastify({ ...options, logger })
+  const server = Fastify({ ...defaultServerOptions, logger })
   await server.register(config, { config: loadConfig({}) })
   await server.register((await import('../../plugins/auth.js')).default)
   await server.ready()

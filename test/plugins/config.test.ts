@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { loadConfig, projectRoot, trustProxyOption } from '../../plugins/config.js'
+import { loadConfig, loadEnvFile, projectRoot, trustProxyOption } from '../../plugins/config.js'
 
 t.test('defaults, with nothing set', async (t) => {
   const config = loadConfig({})
@@ -15,9 +15,20 @@ t.test('defaults, with nothing set', async (t) => {
     AUTH_REALM: 'my-realm',
     BASIC_AUTH_USERS: 'servant:server',
     TRUST_PROXY: 'false',
+    NODE_ENV: 'development',
+    DATABASE_POOL_SIZE: 10,
+    DATABASE_STATEMENT_TIMEOUT: 5000,
+    DATABASE_STARTUP_TIMEOUT: 10000,
+    SHUTDOWN_DRAIN: 1000,
+    SHUTDOWN_GRACE: 9000,
+    PRESSURE_MAX_EVENT_LOOP_DELAY: 1000,
+    PRESSURE_MAX_EVENT_LOOP_UTILIZATION: 0,
+    PRESSURE_MAX_HEAP_USED_BYTES: 0,
+    PRESSURE_MAX_RSS_BYTES: 0,
     COLORS_SYNTHETIC_COUNT: 0
   })
   t.equal(config.API_TOKENS, undefined)
+  t.equal(config.DATABASE_URL, undefined, 'the memory store')
 })
 
 t.test('values are decoded to their types and paths resolved', async (t) => {
@@ -42,6 +53,21 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
 t.test('production has no default credentials', async (t) => {
   t.equal(loadConfig({ NODE_ENV: 'production' }).BASIC_AUTH_USERS, undefined)
   t.equal(loadConfig({ NODE_ENV: 'production', BASIC_AUTH_USERS: 'a:b' }).BASIC_AUTH_USERS, 'a:b')
+  t.equal(loadConfig({ NODE_ENV: 'test' }).BASIC_AUTH_USERS, 'servant:server')
+})
+
+t.test('the description catch-all: on outside production, off in production, unless set', async (t) => {
+  t.equal(loadConfig({}).DOCS_CATCH_ALL, true)
+  t.equal(loadConfig({ NODE_ENV: 'test' }).DOCS_CATCH_ALL, true)
+  t.equal(loadConfig({ NODE_ENV: 'production' }).DOCS_CATCH_ALL, false)
+  t.equal(loadConfig({ NODE_ENV: 'production', DOCS_CATCH_ALL: 'true' }).DOCS_CATCH_ALL, true)
+  t.equal(loadConfig({ DOCS_CATCH_ALL: 'false' }).DOCS_CATCH_ALL, false)
+})
+
+t.test('DATABASE_URL: a postgres URL; empty is unset', async (t) => {
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/app' }).DATABASE_URL, 'postgres://u:p@db:5432/app')
+  t.equal(loadConfig({ DATABASE_URL: 'postgresql://db/app' }).DATABASE_URL, 'postgresql://db/app')
+  t.equal(loadConfig({ DATABASE_URL: '' }).DATABASE_URL, undefined)
 })
 
 t.test('an invalid value is refused with a message naming the variable', async (t) => {
@@ -63,7 +89,21 @@ t.test('an invalid value is refused with a message naming the variable', async (
     ['TRUST_PROXY', 'yes please'],
     ['COLORS_SYNTHETIC_COUNT', '-1'],
     ['COLORS_SYNTHETIC_COUNT', 'many'],
-    ['COLORS_SYNTHETIC_COUNT', '5000001']
+    ['COLORS_SYNTHETIC_COUNT', '5000001'],
+    ['NODE_ENV', 'prod'],
+    ['NODE_ENV', 'Production'],
+    ['NODE_ENV', ''],
+    ['DATABASE_URL', 'mysql://db/app'],
+    ['DATABASE_URL', 'db:5432'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_STATEMENT_TIMEOUT', '10'],
+    ['DATABASE_STARTUP_TIMEOUT', '-1'],
+    ['SHUTDOWN_DRAIN', 'soon'],
+    ['SHUTDOWN_GRACE', '0'],
+    ['PRESSURE_MAX_EVENT_LOOP_DELAY', '-5'],
+    ['PRESSURE_MAX_EVENT_LOOP_UTILIZATION', '1.5'],
+    ['PRESSURE_MAX_HEAP_USED_BYTES', 'lots'],
+    ['PRESSURE_MAX_RSS_BYTES', '1.5']
   ]
   for (const [name, value] of invalid) {
     t.throws(() => loadConfig({ [name]: value }), new RegExp(name), `${name}=${JSON.stringify(value)}`)
@@ -77,4 +117,27 @@ t.test('TRUST_PROXY maps to Fastify\'s trustProxy', async (t) => {
   const hops = trustProxyOption('2')
   if (typeof hops !== 'function') throw new Error('a hop count gives a function')
   t.same([0, 1, 2].map((hop) => hops('10.0.0.1', hop)), [true, true, false], 'trusts the nearest 2 hops')
+})
+
+t.test('loadEnvFile: .env of the working directory when there is one; what is set already wins', async (t) => {
+  const dir = t.testdir({
+    with: { '.env': 'SERVANT_TEST_FROM_FILE=file\nSERVANT_TEST_SET=file\n' },
+    without: {},
+    broken: { '.env': {} }
+  })
+  const cwd = process.cwd()
+  t.teardown(() => {
+    process.chdir(cwd)
+    delete process.env.SERVANT_TEST_FROM_FILE
+    delete process.env.SERVANT_TEST_SET
+  })
+  process.env.SERVANT_TEST_SET = 'environment'
+  process.chdir(path.join(dir, 'with'))
+  loadEnvFile()
+  t.equal(process.env.SERVANT_TEST_FROM_FILE, 'file')
+  t.equal(process.env.SERVANT_TEST_SET, 'environment')
+  process.chdir(path.join(dir, 'without'))
+  t.doesNotThrow(() => loadEnvFile(), 'no .env: nothing to do')
+  process.chdir(path.join(dir, 'broken'))
+  t.throws(() => loadEnvFile(), 'a .env that cannot be read (here a directory) is an error, not ignored')
 })

@@ -1,8 +1,8 @@
 import t from 'tap'
 import Fastify, { type RouteOptions } from 'fastify'
-import { options } from '../../app.js'
 import config, { loadConfig } from '../../plugins/config.js'
 import description, { describeRoutes, endpointPath } from '../../plugins/description/index.js'
+import { defaultServerOptions } from '../helper.js'
 import {
   captureNames,
   codeBlock,
@@ -364,7 +364,7 @@ t.test('describeRoutes: one endpoint per method and path; HEAD and hidden routes
 })
 
 t.test('the plugin renders the page when the server is ready, not before', async (t) => {
-  const server = Fastify({ ...options, logger: false })
+  const server = Fastify({ ...defaultServerOptions, logger: false })
   t.teardown(() => server.close())
   await server.register(config, { config: loadConfig({}) })
   await server.register(description)

@@ -3,11 +3,10 @@ import t from 'tap'
 import Fastify from 'fastify'
 import createError from '@fastify/error'
 import { Type } from '@sinclair/typebox'
-import { options } from '../../app.js'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import { StringEnum } from '../../schemas/common.js'
-import { assertError, build, buildPlugins, json, logSink } from '../helper.js'
+import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helper.js'
 
 t.test('an unknown path is a 404 JSON error', async (t) => {
   const app = await build(t, { DOCS_CATCH_ALL: 'false' })
@@ -28,7 +27,7 @@ t.test('a wrong method is a 405 with Allow listing the path\'s methods', async (
 })
 
 t.test('without the description page, DOCS_CATCH_ALL on still answers 404 and 405', async (t) => {
-  const server = Fastify({ ...options, logger: false })
+  const server = Fastify({ ...defaultServerOptions, logger: false })
   await server.register(config, { config: loadConfig({ DOCS_CATCH_ALL: 'true' }) })
   await server.register(errors)
   server.get('/here', async () => 'here')
@@ -92,7 +91,7 @@ t.test('a server error hides its message from the client and logs it with the re
 
 t.test('the Authorization header never reaches the logs', async (t) => {
   const logs = logSink('trace')
-  const server = Fastify({ ...options, logger: logs.logger })
+  const server = Fastify({ ...defaultServerOptions, logger: logs.logger })
   server.get('/', async (request) => {
     request.log.info({ headers: request.headers }, 'headers as received')
     return 'ok'

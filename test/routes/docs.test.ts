@@ -81,6 +81,15 @@ t.test('catch-all off: 404 and 405 JSON errors', async (t) => {
   assertError(t, await server.inject({ method: 'PATCH', url: '/docs' }), 405)
 })
 
+t.test('in production the catch-all is off unless asked for: probes and typos get 404 JSON', async (t) => {
+  const server = await build(t, { NODE_ENV: 'production' })
+  for (const url of ['/healthz', '/metricz', '/usrs']) assertError(t, await server.inject({ url }), 404, url)
+  assertError(t, await server.inject({ method: 'DELETE', url: '/hello' }), 405)
+  t.equal((await server.inject({ url: '/docs' })).statusCode, 200, '/docs still serves the page')
+  const asked = await build(t, { NODE_ENV: 'production', DOCS_CATCH_ALL: 'true' })
+  t.equal((await asked.inject({ url: '/usrs' })).statusCode, 200, 'DOCS_CATCH_ALL=true turns it on')
+})
+
 t.test('a missing file of /static/ is a 404 JSON error, catch-all on or off', async (t) => {
   for (const DOCS_CATCH_ALL of ['true', 'false']) {
     const server = await build(t, { DOCS_CATCH_ALL })

@@ -36,6 +36,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
  * - Lines are batched into chunks of CHUNK_SIZE; a batch is sent early when the source makes us
  *   wait (so items are written as they are produced), and the event loop gets a turn between chunks.
  * - Destroyed (the client went away): the iterator's `return()` is called; nothing more is pulled.
+ * - The service is shutting down (`fastify.drainEnded`): no more items are pulled, the source is
+ *   closed, and the body ends properly after the last complete line.
  * - The source (or the serializer) fails before the first item: the stream errors and Fastify
  *   answers with an error response (the error's statusCode, else 500). Once an item has been
  *   produced the 200 is committed: the lines produced so far are delivered, the error is logged,
@@ -53,13 +55,22 @@ class NdjsonStream extends Readable {
   #finished = false
   #failed = false
   #sourceClosed = false
+  #stopping = false
   #flushTimer: NodeJS.Immediate | undefined
+  readonly #drainEnded: AbortSignal
+  readonly #onDrainEnded = () => {
+    this.#stopping = true
+    if (!this.#pumping) this.#endEarly()
+  }
 
   constructor (reply: FastifyReply, source: ItemSource<unknown>, serialize: Serialize) {
     super({ highWaterMark: CHUNK_SIZE })
     this.#reply = reply
     this.#iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
     this.#serialize = serialize
+    this.#drainEnded = reply.server.drainEnded
+    if (this.#drainEnded.aborted) this.#stopping = true
+    else this.#drainEnded.addEventListener('abort', this.#onDrainEnded, { once: true })
   }
 
   override _read (): void {
@@ -71,6 +82,10 @@ class NdjsonStream extends Readable {
     this.#pumping = true
     try {
       while (this.#wanted && !this.destroyed) {
+        if (this.#stopping) {
+          this.#endEarly()
+          return
+        }
         let step = this.#iterator.next()
         if (isThenable(step)) {
           // The source makes us wait: if it is still waiting once the event loop turns, send what we have.
@@ -88,8 +103,10 @@ class NdjsonStream extends Readable {
         this.#batch += this.#serialize(step.value) + '\n'
         if (this.#batch.length >= CHUNK_SIZE) {
           this.#flush()
-          // Let other requests and the socket's events in between chunks.
-          if (this.#wanted) await nextTurn()
+          // Let other requests and the socket's events in between chunks, also when the client
+          // reads as fast as we write: the stream would otherwise call _read again from
+          // process.nextTick, chunk after chunk, and never let the event loop accept or read.
+          await nextTurn()
         }
       }
     } catch (err) {
@@ -97,6 +114,16 @@ class NdjsonStream extends Readable {
     } finally {
       this.#pumping = false
     }
+  }
+
+  /** Ends the body after the lines produced so far, the source closed: a complete response, cut short. */
+  #endEarly (): void {
+    if (this.#finished || this.destroyed) return
+    this.#reply.log.info({ items: this.#produced }, 'ndjson stream ended early: the service is shutting down')
+    this.#closeSource()
+    this.#finished = true
+    this.#flush()
+    this.push(null)
   }
 
   #flush (): void {
@@ -159,6 +186,7 @@ class NdjsonStream extends Readable {
   }
 
   override _destroy (err: Error | null, callback: (error?: Error | null) => void): void {
+    this.#drainEnded.removeEventListener('abort', this.#onDrainEnded)
     if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer)
     if (!this.#finished && !this.#sourceClosed) {
       this.#reply.log.info({ items: this.#produced }, 'ndjson stream stopped early: the connection closed')
@@ -178,6 +206,8 @@ export default fp(async function ndjson (fastify) {
     if (this.request.method === 'HEAD') return this.send(Readable.from([]))
     // Compiled once per route and schema (Fastify caches it in the route's context).
     const serialize = this.compileSerializationSchema(itemSchema) as Serialize
+    // nginx (and proxies that honour it) pass the lines on as they come instead of buffering them.
+    this.header('x-accel-buffering', 'no')
     return this.send(new NdjsonStream(this, source, serialize))
   })
-}, { name: 'ndjson' })
+}, { name: 'ndjson', dependencies: ['shutdown'] })

@@ -1,17 +1,68 @@
+import { setMaxListeners } from 'node:events'
+import { Server } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** True from the moment the app starts closing (SIGTERM): /ready answers 503. */
+    readonly closing: boolean
+    /**
+     * Aborted when the drain period after SIGTERM is over: what is still streaming ends at its
+     * next item boundary, so that the close does not wait for it.
+     */
+    readonly drainEnded: AbortSignal
+  }
+}
+
 /**
- * Graceful close, for every entry point (server.ts, `fastify start`): once the app starts closing,
- * the responses still in flight say `Connection: close`. Without it a keep-alive connection that
- * was busy when the close began stays open after its response, and the close waits for it until
- * the grace period runs out. Requests that arrive during the close get 503 from Fastify itself.
+ * A close that loses nothing, for every entry point (server.ts, `fastify start`). When the app
+ * starts closing (SIGTERM):
+ *
+ * 1. `closing` turns true (/ready answers 503) and the listener closes: new connections are
+ *    refused, and the proxy in front sends them to another replica.
+ * 2. For SHUTDOWN_DRAIN ms, requests on connections already open are answered, each with
+ *    `Connection: close` (Fastify itself marks requests that arrive while closing; this plugin
+ *    marks those already in flight), so that keep-alive clients move on after their answer
+ *    instead of finding their connection closed under a request they are sending.
+ * 3. Then `drainEnded` is aborted (NDJSON streams end at a line boundary), idle connections are
+ *    closed, and the close waits for the last responses before the app's onClose hooks run.
+ *
+ * SHUTDOWN_GRACE (server.ts) bounds the whole. An app that is not listening (tests) just closes.
  */
 export default fp(async function shutdown (fastify) {
   let closing = false
-  fastify.addHook('preClose', async () => { closing = true })
+  const drain = new AbortController()
+  // Every running stream listens to it: no leak warning for many streams.
+  setMaxListeners(Infinity, drain.signal)
+  fastify.decorate('closing', { getter: () => closing })
+  fastify.decorate('drainEnded', { getter: () => drain.signal })
+
+  fastify.addHook('preClose', async () => {
+    closing = true
+    const server = fastify.server
+    if (!server.listening) {
+      drain.abort()
+      return
+    }
+    // One turn of the event loop first, to accept the connections the kernel has already taken:
+    // closing the listener resets those it holds.
+    await new Promise((resolve) => setImmediate(resolve))
+    // net.Server's close, not http.Server's: stop accepting without closing the idle keep-alive
+    // connections yet. Its callback comes once every connection has ended. (Fastify's own close
+    // of the server afterwards then finds it closed already.)
+    const ended = new Promise<void>((resolve) => { Server.prototype.close.call(server, () => resolve()) })
+    const drainMs = fastify.config.SHUTDOWN_DRAIN
+    fastify.log.info({ drainMs }, 'closing: new connections refused, open ones drained')
+    await sleep(drainMs)
+    drain.abort()
+    server.closeIdleConnections()
+    await ended
+  })
+
   // A callback hook: it runs for every response, and most of the time does nothing.
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })
-}, { name: 'shutdown' })
+}, { name: 'shutdown', dependencies: ['config'] })

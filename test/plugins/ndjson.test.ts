@@ -286,3 +286,44 @@ t.test('backpressure: a client that stops reading stops the pulling; reading aga
   await until(() => current.state.closed)
   t.pass('and the endless source was closed when the client left')
 })
+
+t.test('the service shutting down: a running stream ends after a whole line, its body complete and its source closed', async (t) => {
+  for (const reading of [true, false]) {
+    const logs = logSink()
+    const app = await buildPlugins(t, routes, { SHUTDOWN_DRAIN: '50' }, { logger: logs.logger })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const res = await openStream(`${baseUrl(app)}/forever`)
+    t.equal(res.headers['x-accel-buffering'], 'no', 'proxies are asked not to buffer')
+    await readLines(res, 3)
+    if (reading) res.resume()
+    const closed = app.close()
+    // A client that is not reading (the stream waits for it) gets the rest once it reads again.
+    if (!reading) setTimeout(() => res.resume(), 200)
+    const { body, complete } = await readAll(res)
+    await closed
+    t.ok(complete, `${reading ? 'reading' : 'paused'} client: the body is complete`)
+    t.ok(body === '' || body.endsWith('\n'), 'it ends at a line boundary')
+    t.ok(current.state.closed, 'the source is closed')
+    t.match(logs.entries.find((entry) => entry.msg === 'ndjson stream ended early: the service is shutting down'), { items: Number })
+  }
+})
+
+t.test('a stream that starts once the drain is over ends at once, with an empty body', async (t) => {
+  let gate: (() => void) | undefined
+  const app = await buildPlugins(t, (server) => {
+    server.get('/late', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) => {
+      await new Promise<void>((resolve) => { gate = resolve })
+      current = counted(forever())
+      return reply.ndjson(current.source, Item)
+    })
+  })
+  const answer = app.inject({ url: '/late' })
+  await until(() => gate !== undefined)
+  const closed = app.close()
+  gate!()
+  const res = await answer
+  await closed
+  t.equal(res.statusCode, 200)
+  t.equal(res.body, '', 'nothing produced')
+  t.equal(current.state.pulled, 0, 'nothing pulled')
+})

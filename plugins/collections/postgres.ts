@@ -6,6 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pg from 'pg'
 import Postgrator from 'postgrator'
 import { projectRoot, type Config } from '../config.js'
+import { exposed } from '../errors.js'
 import type { Repository, Store } from './index.js'
 
 /** Seconds a client is asked to wait before it retries a request the database could not serve. */
@@ -18,10 +19,7 @@ const StoreUnavailableError = createError('FST_ERR_STORE_UNAVAILABLE', 'The data
  * safe to show (`expose`), and the driver's error as its cause for the log.
  */
 export function storeUnavailable (cause: unknown) {
-  return Object.assign(new StoreUnavailableError({ cause }), {
-    expose: true,
-    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) }
-  })
+  return exposed(new StoreUnavailableError({ cause }), { 'retry-after': String(RETRY_AFTER_SECONDS) })
 }
 
 /**

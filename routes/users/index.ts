@@ -6,7 +6,7 @@ import { renderUsersForm, renderUsersText, sortUsers } from './listing.js'
 
 const UsersWithCount = Type.Array(UserSchema, {
   examples: [SAMPLE_USERS],
-  headers: { 'User-Count': SafeInteger({ description: 'The number of users in the body' }) }
+  headers: Type.Object({ 'User-Count': SafeInteger({ description: 'The number of users in the body' }) })
 })
 
 /**

@@ -58,7 +58,8 @@ async function conformToDocument (t: Test, server: FastifyInstance): Promise<voi
   const checked = async (opts: InjectOptions | string) => {
     const request = typeof opts === 'string' ? { url: opts } : opts
     const res = await inject(request)
-    const url = typeof request.url === 'string' ? request.url : String(request.path ?? '/')
+    // The URL as the server saw it: light-my-request resolves dot segments (`/a/%2e%2e/b` is `/b`).
+    const url = res.raw.req.url ?? '/'
     const mismatches = checker.check(String(request.method ?? 'GET').toUpperCase(), url, res)
     if (mismatches === undefined) {
       conformanceCounts.undescribed++

@@ -50,7 +50,7 @@ function returnPreference (request: FastifyRequest): string | undefined {
 
 const PREFERENCE_APPLIED = Type.Optional(Type.String({ description: 'return=representation or return=minimal, when the request asked for it' }))
 const PreferHeaders = Type.Object({
-  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)' }))
+  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)', examples: ['return=representation', 'return=minimal'] }))
 })
 
 /**

@@ -17,7 +17,7 @@ const StaticParams = Type.Object({
 
 /** The request headers @fastify/static reads: conditional requests and byte ranges. */
 const StaticRequestHeaders = Type.Object({
-  Range: Type.Optional(Type.String({ description: 'One byte range, `bytes=<first>-[<last>]` or `bytes=-<suffix>`; several ranges get the whole file.', examples: ['bytes=0-3'] })),
+  Range: Type.Optional(Type.String({ description: 'One byte range, `bytes=<first>-[<last>]` or `bytes=-<suffix>`; several ranges get the whole file.', examples: ['bytes=0-3', 'bytes=-5', 'bytes=100000-'] })),
   'If-None-Match': Type.Optional(Type.String({ description: 'ETags of the copies the client has: 304 when one is current.', examples: ['*'] })),
   'If-Modified-Since': Type.Optional(Type.String({ description: 'An HTTP date: 304 when the file has not changed since.', examples: ['Sun, 22 Nov 2026 18:53:37 GMT'] }))
 })

@@ -7,7 +7,8 @@ import { build } from './helper.js'
 /** Check 4c: Redocly's recommended rules (redocly.yaml) find no error in the document, whatever the settings. */
 t.test('Redocly lint, recommended rules: no error; the one warning is GET /failing, which never succeeds', async (t) => {
   const config = await loadConfig({ configPath: path.join(projectRoot, 'redocly.yaml') })
-  for (const env of [{}, { API_TOKENS: 'secret-token', BASE_PATH: '/api', AUTH_REALM: 'other realm' }]) {
+  const settings: Array<Record<string, string>> = [{}, { API_TOKENS: 'secret-token', BASE_PATH: '/api', AUTH_REALM: 'other realm' }]
+  for (const env of settings) {
     const server = await build(t, env)
     const source = (await server.inject({ url: '/openapi.json' })).body
     const problems = await lintFromString({ source, absoluteRef: path.join(projectRoot, 'openapi.json'), config })

@@ -2439,8 +2439,32 @@ export interface operations {
                      *     Albert Einstein, 136, ae@mc2.org, 1905-12-01
                      */
                     "text/plain": string;
-                    /** @example name=Isaac+Newton&age=372&email=isaac%40newton.co.uk&registration_date=1683-03-01&name=Albert+Einstein&age=136&email=ae%40mc2.org&registration_date=1905-12-01 */
-                    "application/x-www-form-urlencoded": string;
+                    /**
+                     * @example {
+                     *       "name": [
+                     *         "Isaac Newton",
+                     *         "Albert Einstein"
+                     *       ],
+                     *       "age": [
+                     *         "372",
+                     *         "136"
+                     *       ],
+                     *       "email": [
+                     *         "isaac@newton.co.uk",
+                     *         "ae@mc2.org"
+                     *       ],
+                     *       "registration_date": [
+                     *         "1683-03-01",
+                     *         "1905-12-01"
+                     *       ]
+                     *     }
+                     */
+                    "application/x-www-form-urlencoded": {
+                        name?: string[];
+                        age?: string[];
+                        email?: string[];
+                        registration_date?: string[];
+                    };
                     /** @example [{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"},{"name":"Albert Einstein","age":136,"email":"ae@mc2.org","registration_date":"1905-12-01"}] */
                     "application/octet-stream": string;
                 };

@@ -118,10 +118,38 @@ function successMedia (type: string, schema: ResponseSchema, writer: Writer, str
   }
   if (isJson(type)) return withExamples({ schema: writer.ref(body) }, values, titles)
   const serializer = writer.serializers[type]
+  const form = type === FORM ? formFields(body) : undefined
+  if (form !== undefined && typeof serializer === 'function') {
+    // The example as the form's fields, each a list of its values.
+    const decoded = values.map((value) => {
+      const fields: Record<string, string[]> = {}
+      for (const [key, text] of new URLSearchParams(serializer(value))) (fields[key] ??= []).push(text)
+      return fields
+    })
+    return withExamples(form, decoded, titles)
+  }
   const write = serializer === undefined || serializer === 'schema' ? JSON.stringify : serializer
   const text = values.map((value) => typeof value === 'string' && serializer === undefined ? value : write(value))
   const binary = type === 'application/octet-stream' || type === '*/*' || isBinary(schema)
   return withExamples({ schema: binary ? { type: 'string', format: 'binary' } : { type: 'string' } }, text, titles)
+}
+
+/**
+ * A form written from a list of objects (GET /users as application/x-www-form-urlencoded): every
+ * field a repeated key, one per item, in field order; its values are text.
+ */
+function formFields (schema: Schema): Json | undefined {
+  const item = schema.type === 'array' && schema.items !== undefined ? namedSchemaOf(schema.items) ?? schema.items : undefined
+  const fields = Object.keys(item?.properties ?? {})
+  if (fields.length === 0) return undefined
+  return {
+    schema: {
+      type: 'object',
+      description: 'One repeated key per field, one occurrence per item, in order.',
+      properties: Object.fromEntries(fields.map((name) => [name, { type: 'array', items: { type: 'string' } }]))
+    },
+    encoding: Object.fromEntries(fields.map((name) => [name, { style: 'form', explode: true }]))
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ export interface ReceivedResponse {
   body: string
 }
 
-interface Media { schema?: object, 'x-itemSchema'?: object }
+interface Media { schema?: object, 'x-itemSchema'?: object, encoding?: object }
 interface Header { required?: boolean, schema?: { type?: string } }
 interface Response { headers?: Record<string, Header>, content?: Record<string, Media> }
 interface Operation { responses: Record<string, Response> }
@@ -98,6 +98,12 @@ export function conformance (document: Document) {
       })
     }
     if (media.schema === undefined) return []
+    if (type === 'application/x-www-form-urlencoded' && media.encoding !== undefined) {
+      // A form of repeated keys (encoding: form, explode): every field a list of its values.
+      const fields: Record<string, string[]> = {}
+      for (const [key, value] of new URLSearchParams(body)) (fields[key] ??= []).push(value)
+      return problems(`${pointer}/schema`, fields, 'form')
+    }
     if (!isJson(type)) return problems(`${pointer}/schema`, body, 'body')
     try {
       return problems(`${pointer}/schema`, JSON.parse(body), 'body')

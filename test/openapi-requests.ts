@@ -110,8 +110,9 @@ export function requestGenerator (document: Document, credentials: Credentials, 
     const schema = resolve(parameter.schema)
     const examples = [parameter.example, ...Object.values(parameter.examples ?? {}).map((example) => example.value), ...(schema.examples ?? [])]
       .filter((value) => value !== undefined).map(String)
-    const good = valid(schema, limit).map((value) => String(value))
+    // Header values are printable ASCII (HTTP clients refuse anything else).
     const strings = parameter.in === 'header' ? printable : text
+    const good = schema.type === 'string' && schema.enum === undefined ? strings : valid(schema, limit).map((value) => String(value))
     const bad = schema.type === 'integer' ? fc.oneof(badIntegers, strings) : strings
     return fc.oneof(
       { weight: 3, arbitrary: good },
@@ -123,7 +124,8 @@ export function requestGenerator (document: Document, credentials: Credentials, 
   /** A path capture: one segment, or (the static area's file path) several. */
   const capture = (parameter: Parameter, limit?: number) => parameter.name === 'path'
     ? fc.oneof(fc.constantFrom('hello.txt', 'missing.txt', '.hidden', 'a/b/c.txt'),
-      fc.array(printable.filter((segment) => segment !== ''), { minLength: 1, maxLength: 3 }).map((segments) => segments.map(encodeURIComponent).join('/')))
+      // Dot segments are resolved by URL parsers before they leave the client: not generated.
+      fc.array(printable.filter((segment) => !['', '.', '..'].includes(segment)), { minLength: 1, maxLength: 3 }).map((segments) => segments.map(encodeURIComponent).join('/')))
     : wire(parameter, limit).filter((value) => value !== '' && value !== '.' && value !== '..').map(encodeURIComponent)
 
   /** An optional parameter may be left out; a required one sometimes too (an invalid request). */

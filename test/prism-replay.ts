@@ -48,7 +48,7 @@ for (const [template, item] of Object.entries(document.paths)) {
       for (const violation of violations.filter((v) => v.location?.[0] !== 'request')) {
         const what = `${request.method} ${template} → ${res.statusCode}: ${violation.location?.join('.')} ${violation.message}`
         if (invalidRequest) onInvalid.set(what, (onInvalid.get(what) ?? 0) + 1)
-        else onValid.push(`${what} (${request.url} ${JSON.stringify(request.headers)} → ${String(res.headers["content-type"])})`)
+        else onValid.push(`${what} (${request.url} ${JSON.stringify(request.headers)} → ${String(res.headers['content-type'])})`)
       }
     }
   }

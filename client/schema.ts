@@ -2354,7 +2354,7 @@ export interface operations {
                     /** @example {"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"} */
                     "application/x-ndjson": string;
                     /** @example {"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"} */
-                    "application/json": string;
+                    "application/json": string | components["schemas"]["User"];
                 };
             };
             /** @description Bad Request */

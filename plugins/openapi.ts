@@ -111,8 +111,10 @@ function successMedia (type: string, schema: ResponseSchema, writer: Writer, str
   const body = bodySchema(schema)
   if (streamed) {
     const lines = values.map((value) => [value].flat().map((item) => JSON.stringify(item) + '\n').join(''))
+    const text = { type: 'string', description: 'Newline-delimited JSON: one item per line, each line ending in `\\n`.' }
+    // Labelled JSON (as servant does), one line is also one JSON value: a parser reading it as JSON gets an item.
     return withExamples({
-      schema: { type: 'string', description: 'Newline-delimited JSON: one item per line, each line ending in `\\n`.' },
+      schema: isJson(type) ? { anyOf: [text, writer.ref(body)] } : text,
       'x-itemSchema': writer.ref(body)
     }, lines, titles)
   }
@@ -148,7 +150,8 @@ function formFields (schema: Schema): Json | undefined {
       description: 'One repeated key per field, one occurrence per item, in order.',
       properties: Object.fromEntries(fields.map((name) => [name, { type: 'array', items: { type: 'string' } }]))
     },
-    encoding: Object.fromEntries(fields.map((name) => [name, { style: 'form', explode: true }]))
+    // URLSearchParams leaves `*` as it is: a reserved character.
+    encoding: Object.fromEntries(fields.map((name) => [name, { style: 'form', explode: true, allowReserved: true }]))
   }
 }
 

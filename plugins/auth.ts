@@ -3,8 +3,9 @@ import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { ErrorSchema } from '../schemas/common.js'
+import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { ErrorSchema, addResponses, withHeaders } from '../schemas/common.js'
+import { errorBody } from './errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,14 +31,13 @@ export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIAL
 export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
 export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
 
-/** The 401 response of a route with `config.auth`, with its challenge header. */
-export function unauthorizedResponse (scheme: 'Basic' | 'Bearer') {
-  return Type.Object(ErrorSchema.properties, {
-    description: `Missing, malformed or wrong credentials (${scheme})`,
-    examples: [scheme === 'Basic'
-      ? { statusCode: 401, code: 'FST_BASIC_AUTH_INVALID_CREDENTIALS', error: 'Unauthorized', message: 'Authorization: the user name or password is wrong for realm my-realm' }
-      : { statusCode: 401, code: 'FST_BEARER_AUTH_INVALID_TOKEN', error: 'Unauthorized', message: 'Authorization: the Bearer token is not valid' }],
-    headers: { 'WWW-Authenticate': Type.String({ description: `${scheme} realm="<AUTH_REALM>"` }) }
+/** The 401 response of a route whose credentials are enforced: the error, and the challenge it always sends. */
+export function unauthorizedResponse (challenge: string, error: FastifyError) {
+  return withHeaders(ErrorSchema, Type.Object({
+    'WWW-Authenticate': Type.Literal(challenge, { description: 'The credentials to send' })
+  }), {
+    description: `Missing, malformed or wrong credentials (${challenge.split(' ', 1)[0]})`,
+    examples: [errorBody(401, error.message, error.code)]
   })
 }
 
@@ -124,11 +124,14 @@ export default fp(async function auth (fastify) {
     refuse(matchToken(token) === -1 ? new InvalidBearerToken() : undefined)
   }
 
+  const basicUnauthorized = unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM))
+  const bearerUnauthorized = unauthorizedResponse(bearerChallenge, new InvalidBearerToken())
   fastify.addHook('onRoute', (route) => {
     const scheme = route.config?.auth
     // Without API_TOKENS the token header is ignored: the routes stay open.
     const hook = scheme === 'basic' ? requireBasic : scheme === 'bearer' && API_TOKENS !== undefined ? requireBearer : undefined
     if (hook === undefined) return
+    addResponses(route.schema, { 401: scheme === 'basic' ? basicUnauthorized : bearerUnauthorized })
     // A new array: the GET route and its automatic HEAD route share the original one.
     route.onRequest = [hook, ...[route.onRequest ?? []].flat()] as typeof route.onRequest
   })

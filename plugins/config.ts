@@ -36,6 +36,8 @@ const EnvSchema = Type.Object({
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
   // Default: on outside production, off in production (DECISIONS §6).
   DOCS_CATCH_ALL: Type.Optional(Type.Boolean()),
+  // The path prefix the reverse proxy serves the API under (/api), or '' for none.
+  BASE_PATH: Type.String({ pattern: '^(/[A-Za-z0-9._~!$&\'()*+,;=:@%-]+)*$', default: '' }),
   // Goes inside a quoted string of WWW-Authenticate: no quotes, backslashes or controls.
   AUTH_REALM: Type.String({ pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', default: 'my-realm' }),
   // user:password pairs separated by commas; the user has no colon, neither has a comma.

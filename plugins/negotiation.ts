@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import accepts from '@fastify/accepts'
 import createError from '@fastify/error'
 import type { FastifyReply, onRequestHookHandler } from 'fastify'
+import { ErrorSchema, addResponses } from '../schemas/common.js'
 
 /** Writes a response body in one media type. */
 export type Serializer = (payload: any) => string
@@ -93,7 +94,7 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
 
 /**
  * Content negotiation both ways, declared once per route in its schema: `produces` (406 and the
- * serializer of the chosen type) and `consumes` (415). Runs in onRequest, after any
+ * serializer of the chosen type) and `consumes` (415), each added to the route's responses. Runs in onRequest, after any
  * authentication hook of the route, before the body is parsed.
  */
 export default fp(async function negotiation (fastify) {
@@ -102,9 +103,16 @@ export default fp(async function negotiation (fastify) {
   fastify.addHook('onRoute', (route) => {
     const { schema } = route
     const hooks: onRequestHookHandler[] = []
-    if (schema?.produces !== undefined) hooks.push(negotiator(schema.produces, route.config?.serializers))
+    if (schema?.produces !== undefined) {
+      hooks.push(negotiator(schema.produces, route.config?.serializers))
+      addResponses(schema, { 406: ErrorSchema })
+    }
     const consumes = schema?.consumes ?? (schema?.body === undefined ? undefined : ['application/json'])
-    if (consumes !== undefined) hooks.push(contentTypeGuard(consumes, schema?.body !== undefined))
+    if (consumes !== undefined) {
+      hooks.push(contentTypeGuard(consumes, schema?.body !== undefined))
+      // A route that reads a body refuses one over its limit too.
+      addResponses(schema, { 413: ErrorSchema, 415: ErrorSchema })
+    }
     // A new array: the GET route and its automatic HEAD route share the original one.
     if (hooks.length > 0) route.onRequest = [...[route.onRequest ?? []].flat(), ...hooks] as typeof route.onRequest
   })

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
+import type { FastifySchema } from 'fastify'
 import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv'
 import formats from 'ajv-formats'
+import { ErrorSchema, addResponses } from '../schemas/common.js'
 
 /**
  * Ajv never coerces: a JSON body must carry the declared types (`"25"` is not an integer).
@@ -152,6 +154,29 @@ function compile (declared: AnySchemaObject, httpPart: string | undefined) {
     : checkDecoded
 }
 
+/** Keywords that say something about a value without constraining it. */
+const ANNOTATIONS = new Set(['type', 'description', 'examples', 'title', 'default'])
+
+/** Whether a query string or headers schema can refuse a request: anything but optional, unconstrained strings. */
+function canRefuse (schema: AnySchemaObject | undefined): boolean {
+  if (schema === undefined) return false
+  if ((schema.required ?? []).length > 0) return true
+  return Object.values<AnySchemaObject>(schema.properties ?? {})
+    .some((property) => property.type !== 'string' || Object.keys(property).some((key) => !ANNOTATIONS.has(key)))
+}
+
+/**
+ * Whether a route can answer 400: a body to decode, a query string or header that can be refused,
+ * or captures (the router refuses a capture whose percent-escapes are not UTF-8).
+ */
+export function canAnswerBadRequest (url: string, schema: FastifySchema | undefined): boolean {
+  return /[:*]/.test(url) || schema?.body !== undefined ||
+    canRefuse(schema?.querystring as AnySchemaObject | undefined) || canRefuse(schema?.headers as AnySchemaObject | undefined)
+}
+
 export default fp(async function validation (fastify) {
   fastify.setValidatorCompiler(({ schema, httpPart }) => compile(schema as AnySchemaObject, httpPart))
+  fastify.addHook('onRoute', ({ url, schema }) => {
+    if (canAnswerBadRequest(url, schema)) addResponses(schema, { 400: ErrorSchema })
+  })
 }, { name: 'validation' })

@@ -14,7 +14,7 @@ export const ColorSchema = Type.Object({
     description: 'red, green, blue (0–255)'
   }),
   hex: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '# and six hexadecimal digits' })
-}, { examples: [AQUA] })
+}, { $id: 'Color', examples: [AQUA] })
 
 export type Color = Static<typeof ColorSchema>
 
@@ -27,19 +27,19 @@ export const ColorsRequestHeadersSchema = Type.Object({
   }))
 })
 
-/** A page of colours (status 206) and the pagination headers that come with it. */
+/** A page of colours (status 206) and the pagination headers that come with it (optional: not always sent). */
 export const ColorsPageSchema = Type.Array(ColorSchema, {
   examples: [[YELLOW, WHITE]],
-  headers: {
+  headers: Type.Object({
     'Accept-Ranges': Type.String({ description: 'The fields a range may be defined on.', examples: ['name,hex,rgb'] }),
-    'Content-Range': Type.String({
+    'Content-Range': Type.Optional(Type.String({
       description: '`<field> <first>..<last>`: the field values of the first and last colour returned (percent-encoded). Absent on an empty page.',
       examples: ['name Yellow..White']
-    }),
-    'Next-Range': Type.String({
+    })),
+    'Next-Range': Type.Optional(Type.String({
       description: 'The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit).',
       examples: ['name White;limit 2;offset 1;order desc']
-    }),
+    })),
     'Total-Count': SafeInteger({ minimum: 0, description: 'How many colours the collection has.', examples: [59] })
-  }
+  })
 })

@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type Static } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 
 /**
  * A string limited to a list of values, as a plain JSON-schema `enum`: validation errors then
@@ -15,6 +15,7 @@ export const ErrorSchema = Type.Object({
   error: Type.String(),
   message: Type.String()
 }, {
+  $id: 'Error',
   examples: [{
     statusCode: 400,
     code: 'FST_ERR_VALIDATION',
@@ -34,3 +35,56 @@ export function errorResponses<const S extends number> (...statuses: S[]) {
 export function SafeInteger (options: SchemaOptions = {}) {
   return Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options })
 }
+
+/**
+ * Examples with titles, as servant-docs' `toSamples` gives them ("When a value is provided for
+ * 'name'"): `examples` holds the values, `x-example-titles` their titles, in the same order. The
+ * description page and the OpenAPI document show the titles.
+ */
+export function titledExamples<T> (samples: ReadonlyArray<readonly [title: string, value: T]>) {
+  return { examples: samples.map(([, value]) => value), 'x-example-titles': samples.map(([title]) => title) }
+}
+
+/**
+ * A response of a named schema that comes with headers: an object schema whose properties are the
+ * headers, required when they are always sent. The body stays the named schema (the OpenAPI
+ * document refers to it by its `$id`); `options` are this response's own description and examples.
+ */
+export function withHeaders<T extends TSchema> (schema: T, headers: TObject, options: { description?: string, examples?: unknown[] } = {}): T {
+  const response = { ...schema, ...options, headers }
+  variants.set(response, schema)
+  return response
+}
+
+/** The named schemas that responses of withHeaders() are variants of. */
+const variants = new WeakMap<object, TSchema>()
+
+/** The named schema (one with an `$id`) that a schema is, or is a variant of; undefined for others. */
+export function namedSchemaOf (schema: object): TSchema | undefined {
+  const named = variants.get(schema) ?? schema
+  return typeof (named as { $id?: unknown }).$id === 'string' ? named as TSchema : undefined
+}
+
+/**
+ * Adds the responses a plugin answers on a route (406 from content negotiation, 401 from
+ * authentication…) to its schema, unless the route declares them itself: a route's schema then
+ * lists every status it can answer, for the description page, the OpenAPI document and the
+ * serializer. The response map is replaced, not changed: routes may share one.
+ */
+export function addResponses (schema: { response?: unknown } | undefined, responses: Readonly<Record<number, unknown>>): void {
+  if (schema === undefined) return
+  const declared = (schema.response ?? {}) as Record<string, unknown>
+  const missing = Object.entries(responses).filter(([status]) => declared[status] === undefined)
+  if (missing.length > 0) schema.response = { ...declared, ...Object.fromEntries(missing) }
+}
+
+/**
+ * The 503 of a service that cannot serve the request now and says when to try again: its database
+ * is unavailable, or it is overloaded.
+ */
+export const UnavailableResponse = withHeaders(ErrorSchema, Type.Object({
+  'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before trying again', examples: [5] })
+}), {
+  description: 'The database is unavailable, or the service is overloaded: try again after Retry-After seconds',
+  examples: [{ statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }]
+})

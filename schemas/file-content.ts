@@ -3,6 +3,6 @@ import { Type, type Static } from '@sinclair/typebox'
 /** The full text of a file. */
 export const FileContentSchema = Type.Object({
   content: Type.String()
-}, { examples: [{ content: 'Hello\n' }] })
+}, { $id: 'FileContent', examples: [{ content: 'Hello\n' }] })
 
 export type FileContent = Static<typeof FileContentSchema>

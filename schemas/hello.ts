@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { titledExamples } from './common.js'
 
 /** The query string of `GET /hello`: an optional name (`?name=` is the empty name, not absence). */
 export const HelloQuerySchema = Type.Object({
@@ -7,6 +8,12 @@ export const HelloQuerySchema = Type.Object({
 
 export const HelloMessageSchema = Type.Object({
   msg: Type.String()
-}, { examples: [{ msg: 'Hello, Alp' }, { msg: 'Hello, anonymous coward' }] })
+}, {
+  $id: 'HelloMessage',
+  ...titledExamples([
+    ['When a value is provided for \'name\'', { msg: 'Hello, Alp' }],
+    ['When \'name\' is not specified', { msg: 'Hello, anonymous coward' }]
+  ])
+})
 
 export type HelloMessage = Static<typeof HelloMessageSchema>

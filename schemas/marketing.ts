@@ -20,7 +20,7 @@ export const ClientInfoSchema = Type.Object({
   clientEmail: Type.String(),
   clientAge: SafeInteger(),
   clientInterestedIn: Type.Array(Type.String())
-}, { examples: [ALP] })
+}, { $id: 'ClientInfo', examples: [ALP] })
 
 export type ClientInfo = Static<typeof ClientInfoSchema>
 
@@ -31,6 +31,7 @@ export const EmailSchema = Type.Object({
   subject: Type.String(),
   body: Type.String()
 }, {
+  $id: 'Email',
   examples: [{
     from: SENDER_ADDRESS,
     to: 'alp@foo.com',

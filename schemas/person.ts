@@ -10,7 +10,7 @@ export const PERSONS: Array<{ firstName: string, lastName: string }> = [
 export const PersonSchema = Type.Object({
   firstName: Type.String(),
   lastName: Type.String()
-}, { examples: [PERSONS[0]] })
+}, { $id: 'Person', examples: [PERSONS[0]] })
 
 export type Person = Static<typeof PersonSchema>
 

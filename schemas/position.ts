@@ -11,6 +11,6 @@ export const PositionParamsSchema = Type.Object({
 export const PositionSchema = Type.Object({
   xCoord: SafeInteger(),
   yCoord: SafeInteger()
-}, { examples: [{ xCoord: 1, yCoord: 2 }] })
+}, { $id: 'Position', examples: [{ xCoord: 1, yCoord: 2 }] })
 
 export type Position = Static<typeof PositionSchema>

@@ -5,6 +5,6 @@ import { SafeInteger } from './common.js'
 export const ProductSchema = Type.Object({
   productId: SafeInteger(),
   name: Type.Optional(Type.String())
-}, { examples: [{ productId: 1797, name: 'Apple pie' }] })
+}, { $id: 'Product', examples: [{ productId: 1797, name: 'Apple pie' }] })
 
 export type Product = Static<typeof ProductSchema>

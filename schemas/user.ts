@@ -15,7 +15,7 @@ export const UserSchema = Type.Object({
   age: SafeInteger(),
   email: Type.String(),
   registration_date: Type.String({ format: 'date', description: 'YYYY-MM-DD' })
-}, { examples: [ISAAC] })
+}, { $id: 'User', examples: [ISAAC] })
 
 export type User = Static<typeof UserSchema>
 

@@ -7,10 +7,11 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import tap, { type Test } from 'tap'
 import app, { plugins, serverOptions as appServerOptions } from '../app.js'
 import { loadConfig, projectRoot } from '../plugins/config.js'
+import { conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
 import { startPostgres, type TestPostgres } from './postgres.js'
 
 export interface BuildOptions {
@@ -43,6 +44,7 @@ async function storeEnv (env: Record<string, string>): Promise<Record<string, st
 /**
  * Builds the whole service in-process for `app.inject`. The settings come only from `env`
  * (not from the shell running the tests), so every test sees the documented defaults.
+ * Every response `inject` answers is checked against the server's own OpenAPI document.
  */
 export async function build (t: Test, env: Record<string, string> = {}, { logger = false, onRoute }: BuildOptions = {}): Promise<FastifyInstance> {
   const config = loadConfig(await storeEnv(env))
@@ -51,7 +53,46 @@ export async function build (t: Test, env: Record<string, string> = {}, { logger
   await server.register(app, { config })
   await server.ready()
   t.teardown(() => server.close())
+  await conformToDocument(t, server)
   return server
+}
+
+/** The conformance checker of a document, by its text: the same settings give the same document. */
+const checkers = new Map<string, Conformance>()
+
+/** The checker of the document a server serves (before its inject is wrapped). */
+export async function documentConformance (server: FastifyInstance): Promise<Conformance> {
+  const text = (await server.inject({ url: '/openapi.json' })).body
+  let checker = checkers.get(text)
+  if (checker === undefined) checkers.set(text, checker = conformance(JSON.parse(text)))
+  return checker
+}
+
+/**
+ * Check 4a of the document: every response the tests receive through `server.inject` is validated
+ * against the document's schema for its status and media type; a mismatch fails the test.
+ * Requests that are no operation of the document (the catch-all page, unknown paths) are counted.
+ */
+async function conformToDocument (t: Test, server: FastifyInstance): Promise<void> {
+  const checker = await documentConformance(server)
+  const inject = server.inject.bind(server) as (opts: InjectOptions) => Promise<LightMyRequestResponse>
+  const checked = async (opts: InjectOptions | string) => {
+    const request = typeof opts === 'string' ? { url: opts } : opts
+    const res = await inject(request)
+    // The URL as the server saw it: light-my-request resolves dot segments (`/a/%2e%2e/b` is `/b`).
+    const url = res.raw.req.url ?? '/'
+    const mismatches = checker.check(String(request.method ?? 'GET').toUpperCase(), url, res)
+    if (mismatches === undefined) {
+      conformanceCounts.undescribed++
+    } else if (mismatches.length === 0) {
+      conformanceCounts.validated++
+    } else {
+      conformanceCounts.mismatched++
+      t.fail(`${request.method ?? 'GET'} ${url} → ${res.statusCode} does not match the OpenAPI document`, { mismatches, body: res.body.slice(0, 500) })
+    }
+    return res
+  }
+  server.inject = checked as FastifyInstance['inject']
 }
 
 /** One endpoint of the app: a method of a URL, and the route options that registered it. */

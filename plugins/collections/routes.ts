@@ -1,8 +1,7 @@
 import createError from '@fastify/error'
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { SafeInteger, errorResponses } from '../../schemas/common.js'
-import { unauthorizedResponse } from '../auth.js'
+import { SafeInteger, UnavailableResponse, errorResponses, withHeaders } from '../../schemas/common.js'
 import type { Repository } from './index.js'
 
 export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
@@ -49,10 +48,9 @@ function returnPreference (request: FastifyRequest): string | undefined {
   return header === undefined ? undefined : preferences([header].flat().join(',')).get('return')
 }
 
-const LOCATION = Type.String({ description: 'The item\'s URL: <prefix>/<id>' })
-const PREFERENCE_APPLIED = Type.String({ description: 'return=representation or return=minimal, when the request asked for it' })
+const PREFERENCE_APPLIED = Type.Optional(Type.String({ description: 'return=representation or return=minimal, when the request asked for it' }))
 const PreferHeaders = Type.Object({
-  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)' }))
+  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)', examples: ['return=representation', 'return=minimal'] }))
 })
 
 /**
@@ -67,20 +65,25 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
   const prefix = fastify.prefix
   const Params = Type.Object({ [id]: SafeInteger({ description: `The ${name}'s id` }) })
   const Items = Type.Array(item, Array.isArray(item.examples) ? { examples: [item.examples] } : {})
-  const Created = Type.Null({ description: `Created: no content; Location is the new ${name}'s URL`, headers: { Location: LOCATION, 'Preference-Applied': PREFERENCE_APPLIED } })
-  const Replaced = Type.Null({ description: 'Replaced: no content', headers: { 'Preference-Applied': PREFERENCE_APPLIED } })
+  const CreatedHeaders = Type.Object({
+    Location: Type.String({ description: `The new ${name}'s URL: \`${prefix}/<${id}>\`` }),
+    'Preference-Applied': PREFERENCE_APPLIED
+  })
+  const ReplacedHeaders = Type.Object({ 'Preference-Applied': PREFERENCE_APPLIED })
+  const Created = Type.Null({ description: `Created: no content; Location is the new ${name}'s URL`, headers: CreatedHeaders })
+  const Replaced = Type.Null({ description: 'Replaced: no content', headers: ReplacedHeaders })
   const Deleted = Type.Null({ description: 'Deleted: no content' })
-  const WithLocation = Type.Object(item.properties, { ...itemOptions(item), headers: { Location: LOCATION, 'Preference-Applied': PREFERENCE_APPLIED } })
-  const WithPreference = Type.Object(item.properties, { ...itemOptions(item), headers: { 'Preference-Applied': PREFERENCE_APPLIED } })
+  const WithLocation = withHeaders(item, CreatedHeaders)
+  const WithPreference = withHeaders(item, ReplacedHeaders)
+  // The auth plugin adds the 401 of these routes when it enforces the credentials.
   const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
-  const unauthorized = writeAuth === undefined ? {} : { 401: unauthorizedResponse(writeAuth === 'basic' ? 'Basic' : 'Bearer') }
 
   if (routes.includes('list')) {
     fastify.get('/', {
       schema: {
         summary: `Every ${name}, in id order`,
         produces: ['application/json'],
-        response: { 200: Items, ...errorResponses(406, 503) }
+        response: { 200: Items, ...errorResponses(406), 503: UnavailableResponse }
       }
     }, async () => repository.list())
   }
@@ -93,7 +96,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         produces: ['application/json'],
         headers: PreferHeaders,
         body: item,
-        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415, 503), ...unauthorized }
+        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415), 503: UnavailableResponse }
       },
       config: writeConfig
     }, async (request, reply) => {
@@ -109,7 +112,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         summary: `The ${name} with this id`,
         produces: ['application/json'],
         params: Params,
-        response: { 200: item, ...errorResponses(400, 404, 406, 503) }
+        response: { 200: item, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
       }
     }, async (request) => {
       const found = await repository.get(idOf(request))
@@ -127,7 +130,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         params: Params,
         headers: PreferHeaders,
         body: item,
-        response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415, 503), ...unauthorized }
+        response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415), 503: UnavailableResponse }
       },
       config: writeConfig
     }, async (request, reply) => {
@@ -144,7 +147,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         description: 'Its id is never given to another item.',
         produces: ['application/json'],
         params: Params,
-        response: { 204: Deleted, ...errorResponses(400, 404, 406, 503), ...unauthorized }
+        response: { 204: Deleted, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
       },
       config: writeConfig
     }, async (request, reply) => {
@@ -171,10 +174,4 @@ function writeAnswer (request: FastifyRequest, reply: FastifyReply, status: 200 
 /** 204: no body, so no Content-Type either (content negotiation has set one for a body). */
 function noContent (reply: FastifyReply) {
   return reply.code(204).removeHeader('content-type').send()
-}
-
-/** The documentation options of an item schema (examples, description), to reuse on a variant of it. */
-function itemOptions (item: TObject) {
-  const { examples, description } = item
-  return { ...(examples === undefined ? {} : { examples }), ...(description === undefined ? {} : { description }) }
 }

@@ -53,6 +53,7 @@ function describeRoute (route: RouteOptions, method: string): RouteDescription {
     query: schema.querystring as Schema | undefined,
     headers: schema.headers as Schema | undefined,
     body: schema.body as Schema | undefined,
+    optionalBody: schema.optionalBody as Schema | undefined,
     consumes: schema.consumes,
     produces: schema.produces,
     responses: schema.response as Record<string, Schema> | undefined,

@@ -18,8 +18,13 @@ export interface Schema {
   contentEncoding?: string
   anyOf?: readonly Schema[]
   oneOf?: readonly Schema[]
-  /** Response headers, the @fastify/swagger convention: header name → schema. */
-  headers?: Readonly<Record<string, Schema>>
+  /**
+   * Response headers: an object schema whose properties are the headers, required when always
+   * sent; or the @fastify/swagger convention, header name → schema.
+   */
+  headers?: Readonly<Record<string, Schema>> | Schema
+  /** Titles of the `examples`, in order, as servant-docs' samples have them. */
+  'x-example-titles'?: readonly string[]
   /** A response declared per media type: media type → `{ schema }`. */
   content?: Readonly<Record<string, { schema?: Schema }>>
 }
@@ -38,6 +43,8 @@ export interface RouteDescription {
   /** The object schema of the request headers the endpoint reads. */
   headers?: Schema | undefined
   body?: Schema | undefined
+  /** A body the endpoint reads itself and may be absent (GET /b). */
+  optionalBody?: Schema | undefined
   /** Request body media types; JSON when there is a body schema and no list. */
   consumes?: readonly string[] | undefined
   /** Response media types, the first being the default; JSON when absent. */
@@ -98,14 +105,14 @@ export function wrap (text: string, width = WIDTH): string {
 }
 
 /**
- * A body in a fenced block, indented under its list item: as plain text no line of it can pass
- * for a heading, and the fence is longer than any run of backticks inside.
+ * A body in a fenced block, indented under its list item (or not, `by` ''): as plain text no line
+ * of it can pass for a heading, and the fence is longer than any run of backticks inside.
  */
-export function codeBlock (text: string, type?: string): string {
+export function codeBlock (text: string, type?: string, by = '    '): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (run) => run[0].length))
   const fence = '`'.repeat(longest + 1)
   const language = type !== undefined && (isJson(type) || type === NDJSON) ? 'json' : ''
-  return indent([fence + language, ...text.replace(/\n$/, '').split('\n'), fence]).join('\n')
+  return indent([fence + language, ...text.replace(/\n$/, '').split('\n'), fence], by).join('\n')
 }
 
 /** A form body for an example object: one key per field, one repeated key per list element. */
@@ -191,8 +198,11 @@ function parametersSection (route: RouteDescription): string | undefined {
   return items.length === 0 ? undefined : [`### ${route.method} Parameters:`, '', ...items].join('\n')
 }
 
-/** Example blocks for one example payload, one block per distinct rendering, naming its types. */
-function exampleBlocks (types: readonly string[], render: (type: string | undefined) => string | undefined): string[] {
+/**
+ * Example blocks for one example payload, one block per distinct rendering, naming its types;
+ * titled as servant-docs titles its samples (`- When 'name' is not specified (...)`), else `Example`.
+ */
+function exampleBlocks (types: readonly string[], render: (type: string | undefined) => string | undefined, title = 'Example'): string[] {
   const byText = new Map<string, string[]>()
   for (const type of types) {
     const text = render(type)
@@ -202,8 +212,8 @@ function exampleBlocks (types: readonly string[], render: (type: string | undefi
   const untyped = types.length === 0 ? render(undefined) : undefined
   if (untyped !== undefined) byText.set(untyped, [])
   return Array.from(byText, ([text, sharing]) => sharing.length === 0
-    ? `- Example:\n\n${codeBlock(text)}`
-    : `- Example (${sharing.map(code).join(', ')}):\n\n${codeBlock(text, sharing[0])}`)
+    ? `- ${title}:\n\n${codeBlock(text)}`
+    : `- ${title} (${sharing.map(code).join(', ')}):\n\n${codeBlock(text, sharing[0])}`)
 }
 
 /** A list, then its example blocks, each separated by a blank line. */
@@ -236,13 +246,14 @@ function requestSection (route: RouteDescription, intro: Introduction): string |
   const headers = namedItems(route.headers, true)
   if (headers.length > 0) lines.push('- Headers:', ...indent(headers))
   const consumes = route.consumes ?? (route.body === undefined ? [] : ['application/json'])
+  const body = route.body ?? route.optionalBody
   if (consumes.length > 0) {
     lines.push('- Supported content types are:', ...indent(consumes.map((type) => `- ${code(type)}`)))
-    if (route.body === undefined) lines.push('- The body is optional.')
+    if (route.body === undefined) lines.push(`- The body is optional${body === undefined ? '' : `: ${typeName(body)}`}.`)
   }
-  if (route.body?.description !== undefined) lines.push(`- Body: ${route.body.description}`)
-  const blocks = (route.body?.examples ?? []).flatMap((example) =>
-    exampleBlocks(consumes, (type) => requestBody(type, example)))
+  if (body?.description !== undefined) lines.push(`- Body: ${body.description}`)
+  const blocks = titled(body).flatMap(([title, example]) =>
+    exampleBlocks(consumes, (type) => requestBody(type, example), title))
   if (lines.length === 0 && blocks.length === 0) return undefined
   return `### Request:\n\n${withBlocks(lines, blocks)}`
 }
@@ -281,9 +292,26 @@ function statusLine (status: string, schema: Schema | undefined): string {
   return schema?.description === undefined ? line : `${line}: ${schema.description}`
 }
 
+/** The examples of a schema with their titles (`Example` when untitled). */
+function titled (schema: Schema | undefined): Array<[string, unknown]> {
+  const titles = schema?.['x-example-titles'] ?? []
+  return (schema?.examples ?? []).map((value, index) => [titles[index] ?? 'Example', value])
+}
+
+/** The headers of a response: `always sent` when its headers are an object schema that requires them. */
+function responseHeaders (headers: Schema['headers']): string[] {
+  if (headers === undefined) return []
+  if (headers.type !== 'object' || headers.properties === undefined) {
+    return Object.entries(headers as Record<string, Schema>).flatMap(([name, header]) => namedItem(name, header))
+  }
+  const required = new Set((headers as Schema).required ?? [])
+  return Object.entries(headers.properties).flatMap(([name, header]) =>
+    namedItem(name, header, [required.has(name) ? 'always sent' : 'optional']))
+}
+
 function statusBlock (route: RouteDescription, status: string, schema: Schema | undefined, intro: Introduction): string {
   const lines = [statusLine(status, schema)]
-  const headers = Object.entries(schema?.headers ?? {}).flatMap(([name, header]) => namedItem(name, header))
+  const headers = responseHeaders(schema?.headers)
   if (headers.length > 0) lines.push('- Headers:', ...indent(headers))
   if (schema?.type === 'null' || status === '204' || status === '304') {
     lines.push('- No body.')
@@ -302,8 +330,8 @@ function statusBlock (route: RouteDescription, status: string, schema: Schema | 
   const blocks = content !== undefined
     ? types.flatMap((type) => (content[type]?.schema?.examples ?? []).flatMap((value) =>
       exampleBlocks([type], () => responseBody(route, type, example(value), how))))
-    : (schema?.examples ?? []).flatMap((value) =>
-        exampleBlocks(types, (type) => responseBody(route, type, example(value), how)))
+    : titled(schema).flatMap(([title, value]) =>
+      exampleBlocks(types, (type) => responseBody(route, type, example(value), how), title))
   return withBlocks(lines, blocks)
 }
 
@@ -351,7 +379,7 @@ export function renderIntroduction (intro: Introduction): string {
       '`/openapi.json`, which `/documentation` lets you browse and try out.',
     'Errors are JSON (`application/json; charset=utf-8`) of this shape, where `message` says what was ' +
       'wrong, naming the capture, parameter, header or field, and `code` is there when there is one:',
-    codeBlock(JSON.stringify(intro.errorExample, null, 2), 'application/json'),
+    codeBlock(JSON.stringify(intro.errorExample, null, 2), 'application/json', ''),
     'A path that matches no endpoint is answered with 404, a path that exists for other methods with 405 ' +
       'and an `Allow` header' + (intro.catchAll
       ? '; on this server both get this page instead (200, `text/plain; charset=utf-8`).'
@@ -368,7 +396,7 @@ export function renderIntroduction (intro: Introduction): string {
       'need `Authorization: Bearer <token>` when the server is configured with API tokens' +
       (intro.bearerRequired ? ', as this one is.' : '; this one is not, so the header is ignored.')
   ]
-  return [`# ${intro.title}`, ...paragraphs.map((text) => text.startsWith('    ') ? text : wrap(text))].join('\n\n')
+  return [`# ${intro.title}`, ...paragraphs.map((text) => text.startsWith('```') ? text : wrap(text))].join('\n\n')
 }
 
 /** The whole page: the introduction, then every endpoint by path and method. */

@@ -1,6 +1,8 @@
 import createError from '@fastify/error'
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { UnavailableResponse, addResponses } from '../../schemas/common.js'
 
 /** Seconds an overloaded replica asks clients to wait before they try again. */
 export const OVERLOAD_RETRY_AFTER = 5
@@ -25,4 +27,11 @@ export const autoConfig = (fastify: FastifyInstance): FastifyUnderPressureOption
   customError: Overloaded
 })
 
-export default underPressure
+/** under-pressure, and the 503 it may answer documented on every route it may answer it on. */
+export default fp<FastifyUnderPressureOptions>(async function overload (fastify, opts) {
+  fastify.addHook('onRoute', (route) => {
+    const config = route.config as { pressureHandler?: unknown } | undefined
+    if (config?.pressureHandler === undefined) addResponses(route.schema, { 503: UnavailableResponse })
+  })
+  await fastify.register(underPressure, opts)
+}, { name: 'overload' })

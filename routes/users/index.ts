@@ -1,12 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { SafeInteger, errorResponses } from '../../schemas/common.js'
+import { SafeInteger, UnavailableResponse, errorResponses } from '../../schemas/common.js'
 import { SAMPLE_USERS, SortBySchema, UserSchema } from '../../schemas/user.js'
 import { collectionRoutes } from '../../plugins/collections/routes.js'
 import { renderUsersForm, renderUsersText, sortUsers } from './listing.js'
 
 const UsersWithCount = Type.Array(UserSchema, {
   examples: [SAMPLE_USERS],
-  headers: { 'User-Count': SafeInteger({ description: 'The number of users in the body' }) }
+  headers: Type.Object({ 'User-Count': SafeInteger({ description: 'The number of users in the body' }) })
 })
 
 /**
@@ -30,7 +30,7 @@ const users: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream'],
       querystring: Type.Object({ sortby: Type.Optional(SortBySchema) }),
       headers: Type.Object({ 'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })) }),
-      response: { 200: UsersWithCount, ...errorResponses(400, 406, 503) }
+      response: { 200: UsersWithCount, ...errorResponses(400, 406), 503: UnavailableResponse }
     },
     config: {
       serializers: {

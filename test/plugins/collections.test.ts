@@ -59,7 +59,7 @@ t.test('the factory documents every route: summary, produces and every status', 
     server.register(async (notes) => {
       collectionRoutes(notes, { item: Note, name: 'note', id: 'noteid', repository: memoryRepository<{ text: string }>(), writeAuth: 'bearer' })
     }, { prefix: '/notes' })
-  })
+  }, { API_TOKENS: 'secret-token' })
   const statuses = (key: string) => Object.keys(schemas.get(key)?.response as object).map(Number)
   t.same([...schemas.keys()], ['GET /notes', 'POST /notes', 'GET /notes/:noteid', 'PUT /notes/:noteid', 'DELETE /notes/:noteid'])
   t.same(statuses('GET /notes'), [200, 406, 503])
@@ -71,8 +71,9 @@ t.test('the factory documents every route: summary, produces and every status', 
     t.type(schema.summary, 'string', `${key}: summary`)
     t.same(schema.produces, ['application/json'], `${key}: produces`)
   }
-  const post = schemas.get('POST /notes')?.response as Record<number, { headers?: Record<string, unknown> }>
-  t.same(Object.keys(post[204]?.headers ?? {}), ['Location', 'Preference-Applied'], '204 declares its headers')
-  t.same(Object.keys(post[201]?.headers ?? {}), ['Location', 'Preference-Applied'])
-  t.same(Object.keys(post[401]?.headers ?? {}), ['WWW-Authenticate'])
+  const post = schemas.get('POST /notes')?.response as Record<number, { headers?: { properties: Record<string, unknown>, required?: string[] } }>
+  t.same(Object.keys(post[204]?.headers?.properties ?? {}), ['Location', 'Preference-Applied'], '204 declares its headers')
+  t.same(post[204]?.headers?.required, ['Location'], 'Location is always sent')
+  t.same(Object.keys(post[201]?.headers?.properties ?? {}), ['Location', 'Preference-Applied'])
+  t.same(Object.keys(post[401]?.headers?.properties ?? {}), ['WWW-Authenticate'], 'the auth plugin adds the 401 of the credentials it enforces')
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
+import MarkdownIt from 'markdown-it'
 import { assertError, build, logSink, walkRoutes } from '../helper.js'
 
 const TEXT = 'text/plain; charset=utf-8'
@@ -133,7 +134,7 @@ t.test('every section has a Response whose every status shows an example body or
     t.ok(statuses.length > 0 && statuses[0]?.startsWith('- Status code '), `${endpoint}: a status`)
     for (const status of statuses) {
       const line = status.split('\n', 1)[0]
-      t.ok(/\n- No body\.$/.test(status) || /\n- Example( \(`[^`]+`(, `[^`]+`)*\))?:\n\n {4}`{3,}/.test(status), `${endpoint}: ${line}: an example body`)
+      t.ok(/\n- No body\.$/.test(status) || /\n- (Example|When [^\n(]+)( \(`[^`]+`(, `[^`]+`)*\))?:\n\n {4}`{3,}/.test(status), `${endpoint}: ${line}: an example body`)
     }
   }
 })
@@ -168,4 +169,50 @@ t.test('the page is rendered once, at start-up, in well under 50 ms, and the tim
   await server.inject({ url: '/docs' })
   await server.inject({ url: '/unknown' })
   t.equal(logs.filter((entry) => entry.msg === 'description page rendered').length, 1, 'not rendered again per request')
+})
+
+/** The page as a CommonMark renderer (markdown-it) shows it. */
+function rendered (md: string): string {
+  return new MarkdownIt('commonmark').render(md)
+}
+
+t.test('the page renders cleanly in CommonMark: code blocks are code, no text is taken for HTML', async (t) => {
+  const server = await build(t)
+  const md = (await server.inject({ url: '/docs' })).body
+  const html = rendered(md)
+  const fences = md.split('\n').filter((line) => /^\s*`{3,}/.test(line)).length
+  t.ok(fences > 50, `the page has fenced blocks (${fences / 2})`)
+  t.equal((html.match(/<pre><code/g) ?? []).length, fences / 2, 'every fenced block is a code block')
+  t.notMatch(html.replace(/<pre><code[^>]*>[\s\S]*?<\/code><\/pre>/g, ''), /```/, 'no fence shows as text outside them')
+  const intro = html.slice(0, html.indexOf('<h2>'))
+  t.match(intro, /<pre><code class="language-json">\{\n {2}&quot;statusCode&quot;: 400,/, 'the error example is a JSON code block')
+  const tags = new Set(Array.from(html.matchAll(/<\/?([a-z][a-z0-9]*)/g), (match) => match[1]))
+  t.same([...tags].filter((tag) => !['h1', 'h2', 'h3', 'p', 'ul', 'li', 'code', 'pre', 'em', 'strong'].includes(tag as string)), [],
+    'only the tags of Markdown: no placeholder like <prefix> or <id> is taken for HTML')
+})
+
+t.test('what the page says matches this server\'s settings: realm, bearer tokens', async (t) => {
+  const withoutTokens = (await (await build(t, { AUTH_REALM: 'test-realm' })).inject({ url: '/docs' })).body
+  const listAll = sub(section(withoutTokens, '## GET /users/list-all'), 'Response:')
+  t.match(listAll, '- `WWW-Authenticate` (the constant `Basic realm="test-realm"`, always sent)', 'the challenge of this realm')
+  t.match(listAll, 'wrong for realm test-realm', 'and the example message')
+  t.notMatch(withoutTokens, /<AUTH_REALM>|my-realm/, 'no placeholder, no other realm')
+  const post = section(withoutTokens, '## POST /products')
+  t.notMatch(sub(post, 'Response:'), /Status code 401/, 'without API_TOKENS, writes on /products answer no 401')
+  t.match(sub(post, 'Request:'), /this one has none, so none is needed/)
+
+  const withTokens = (await (await build(t, { API_TOKENS: 'secret-token' })).inject({ url: '/docs' })).body
+  const write = sub(section(withTokens, '## POST /products'), 'Response:')
+  t.match(write, /- Status code 401 \(Unauthorized\): Missing, malformed or wrong credentials \(Bearer\)/, 'with API_TOKENS, they do')
+  t.match(write, '`Bearer realm="my-realm"`')
+})
+
+t.test('examples carry titles in servant-docs\' manner; GET /b shows its optional body', async (t) => {
+  const md = (await (await build(t)).inject({ url: '/docs' })).body
+  const hello = sub(section(md, '## GET /hello'), 'Response:')
+  t.match(hello, '- When a value is provided for \'name\' (`application/json`):\n\n    ```json\n    {\n      "msg": "Hello, Alp"\n    }')
+  t.match(hello, '- When \'name\' is not specified (`application/json`):\n\n    ```json\n    {\n      "msg": "Hello, anonymous coward"\n    }')
+  const b = sub(section(md, '## GET /b'), 'Request:')
+  t.match(b, '- The body is optional: number.')
+  t.match(b, '- Example (`application/json`):\n\n    ```json\n    42\n    ```')
 })

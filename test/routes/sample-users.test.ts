@@ -31,7 +31,7 @@ t.test('GET /albert: Albert Einstein with X-An-Int: 1797 and X-A-Bool: true', as
   t.equal(head.headers['x-an-int'], '1797', 'HEAD: same headers')
 })
 
-t.test('both declare X-An-Int (integer) and X-A-Bool (boolean) on their response', async (t) => {
+t.test('both declare X-An-Int (integer) and X-A-Bool (boolean) on their response; /albert always sends them', async (t) => {
   const routes: RouteOptions[] = []
   await buildPlugins(t, (server) => {
     server.addHook('onRoute', (route) => { if (route.method === 'GET') routes.push(route) })
@@ -39,9 +39,10 @@ t.test('both declare X-An-Int (integer) and X-A-Bool (boolean) on their response
   })
   t.same(routes.map((route) => route.url).sort(), ['/albert', '/isaac'])
   for (const route of routes) {
-    const ok = (route.schema?.response as Record<number, { headers?: Record<string, { type: string }> }>)[200]
-    t.equal(ok?.headers?.['X-An-Int']?.type, 'integer', `${route.url}: X-An-Int`)
-    t.equal(ok?.headers?.['X-A-Bool']?.type, 'boolean', `${route.url}: X-A-Bool`)
+    const ok = (route.schema?.response as Record<number, { headers?: { properties: Record<string, { type: string }>, required?: string[] } }>)[200]
+    t.equal(ok?.headers?.properties['X-An-Int']?.type, 'integer', `${route.url}: X-An-Int`)
+    t.equal(ok?.headers?.properties['X-A-Bool']?.type, 'boolean', `${route.url}: X-A-Bool`)
+    t.same(ok?.headers?.required ?? [], route.url === '/albert' ? ['X-An-Int', 'X-A-Bool'] : [], `${route.url}: required when always sent`)
   }
 })
 

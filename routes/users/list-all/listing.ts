@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { errorResponses } from '../../../schemas/common.js'
+import { UnavailableResponse, errorResponses } from '../../../schemas/common.js'
 import { UsersSchema } from '../../../schemas/user.js'
-import { unauthorizedResponse } from '../../../plugins/auth.js'
 
 /**
  * Registers a route of /users/list-all, /users/list-all/now or /list-all/users: the user store's
@@ -13,7 +12,7 @@ export function listAllRoute (fastify: FastifyInstance, url: string, summary: st
       summary,
       description: 'Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).',
       produces: ['application/json'],
-      response: { 200: UsersSchema, 401: unauthorizedResponse('Basic'), ...errorResponses(406, 503) }
+      response: { 200: UsersSchema, ...errorResponses(406), 503: UnavailableResponse }
     },
     config: { auth: 'basic' }
   }, async function listAll (request) {

@@ -1,8 +1,12 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import type { ConfigPluginOptions } from './plugins/config.js'
-import { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
+import config, { type ConfigPluginOptions } from './plugins/config.js'
+import { clientErrorHandler, frameworkErrors, shorten } from './plugins/errors.js'
+import { requestId } from './plugins/request-id.js'
+
+/** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
+const LOGGED_URL_LIMIT = 1024
 
 /**
  * Server options shared by every entry point: server.ts, `fastify start --options` and the tests.
@@ -17,7 +21,19 @@ export const options = {
   // Requests refused before any route runs get the same JSON error body as every other error.
   frameworkErrors,
   clientErrorHandler,
+  // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
+  genReqId: requestId,
   logger: {
+    serializers: {
+      // Fastify's own request serializer, the URL shortened.
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: shorten(request.url, LOGGED_URL_LIMIT),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort
+      })
+    },
     // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
     // redaction to every child logger's bindings, once per request, and wildcards make that slow.
     redact: {
@@ -29,12 +45,26 @@ export const options = {
 
 export type AppOptions = ConfigPluginOptions
 
-/** The service: shared plugins from plugins/, then the endpoint groups from routes/. */
-export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+/**
+ * The shared plugins: the settings, the third-party plugins of plugins/external/ (each configured
+ * from the settings by its `autoConfig`), then ours from plugins/.
+ */
+export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
+  await fastify.register(config, opts)
+  await fastify.register(autoload, {
+    dir: path.join(import.meta.dirname, 'plugins', 'external'),
+    options: {}
+  })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
+    ignorePattern: /^(external|config\.[jt]s)$/,
     options: opts
   })
+}
+
+/** The service: the shared plugins, then the endpoint groups from routes/. */
+export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+  await plugins(fastify, opts)
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'routes'),
     options: opts

@@ -33,6 +33,8 @@ const EnvSchema = Type.Object({
   FILES_DIR: Type.String({ minLength: 1, default: '.' }),
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
   DOCS_CATCH_ALL: Type.Boolean({ default: true }),
+  // The path prefix the reverse proxy serves the API under (/api), or '' for none.
+  BASE_PATH: Type.String({ pattern: '^(/[A-Za-z0-9._~!$&\'()*+,;=:@%-]+)*$', default: '' }),
   // Goes inside a quoted string of WWW-Authenticate: no quotes, backslashes or controls.
   AUTH_REALM: Type.String({ pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', default: 'my-realm' }),
   // user:password pairs separated by commas; the user has no colon, neither has a comma.
@@ -41,6 +43,18 @@ const EnvSchema = Type.Object({
   API_TOKENS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/-]+=*(,[A-Za-z0-9._~+/-]+=*)*$' })),
   // true, false, a hop count, or comma-separated addresses/CIDR ranges of trusted proxies.
   TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' }),
+  // Origins allowed to call the API from a browser (CORS), comma-separated, or * for any; '' for none.
+  CORS_ORIGINS: Type.String({ pattern: '^(\\*|https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*)?$', default: '' }),
+  // Requests per client address per window, on every route; 0 turns the global limit off.
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  // Failed authentications per client address per window, after which the address gets 429; 0: no limit.
+  AUTH_FAILURE_LIMIT: Type.Integer({ minimum: 0, default: 10 }),
+  AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
+  // GET /metrics (Prometheus) and the request metrics behind it.
+  METRICS: Type.Boolean({ default: true }),
+  // Compress responses (gzip, br, deflate) for clients that accept it; off when the proxy compresses.
+  COMPRESSION: Type.Boolean({ default: true }),
   // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })

@@ -7,10 +7,9 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import autoload from '@fastify/autoload'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import type { Test } from 'tap'
-import app, { options } from '../app.js'
+import app, { options, plugins } from '../app.js'
 import { loadConfig, projectRoot } from '../plugins/config.js'
 
 export interface BuildOptions {
@@ -67,7 +66,7 @@ export async function buildPlugins (
   serverOptions: FastifyServerOptions = {}
 ): Promise<FastifyInstance> {
   const server = Fastify({ ...options, logger: false, ...serverOptions })
-  await server.register(autoload, { dir: path.join(projectRoot, 'plugins'), options: { config: loadConfig(env) } })
+  await plugins(server, { config: loadConfig(env) })
   routes(server)
   await server.ready()
   t.teardown(() => server.close())

@@ -15,7 +15,7 @@ export const UNMATCHED_ROUTE = 'unmatched'
  */
 export const autoConfig = (fastify: FastifyInstance): Partial<IMetricsPluginOptions> => {
   if (!fastify.config.METRICS) {
-    return { endpoint: null, defaultMetrics: { enabled: false }, routeMetrics: { enabled: false } }
+    return { endpoint: null, clearRegisterOnInit: true, defaultMetrics: { enabled: false }, routeMetrics: { enabled: false } }
   }
   return {
     endpoint: {
@@ -26,7 +26,7 @@ export const autoConfig = (fastify: FastifyInstance): Partial<IMetricsPluginOpti
       logLevel: 'warn',
       handler: () => {}
     },
-    // prom-client's registry is one per process: a new app (in tests) starts it afresh.
+    // prom-client's registry is one per process: a new app (in the tests) starts it afresh.
     clearRegisterOnInit: true,
     routeMetrics: {
       enabled: { histogram: true, summary: false },

@@ -11,7 +11,9 @@ const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)(?:x-nd)?json(?:;|$)|(?:\
  * more (the description page, Swagger UI's assets, long lists); small answers are sent as they are.
  *
  * Streams are compressed too, and flushed at every chunk the stream writes: an NDJSON line that
- * has been produced reaches the client without waiting for the compressor to fill a block.
+ * has been produced reaches the client without waiting for the compressor to fill a block (once
+ * the stream's first 10 bytes are there: the plugin looks at them to tell whether they are
+ * compressed already).
  * zstd is left out (not on Node 20, and flushed differently). Request bodies are not decompressed:
  * the API takes plain bodies only.
  */

@@ -1,6 +1,7 @@
 import zlib from 'node:zlib'
 import compress, { type FastifyCompressOptions } from '@fastify/compress'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 
 /** @fastify/compress's compressible types (text, JSON, XML, octet-stream), and NDJSON. */
 const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)(?:x-nd)?json(?:;|$)|(?:\+|\/)text(?:;|$)|(?:\+|\/)xml(?:;|$)|octet-stream(?:;|$)/
@@ -17,8 +18,7 @@ const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)(?:x-nd)?json(?:;|$)|(?:\
  * zstd is left out (not on Node 20, and flushed differently). Request bodies are not decompressed:
  * the API takes plain bodies only.
  */
-export const autoConfig = (fastify: FastifyInstance): FastifyCompressOptions => ({
-  globalCompression: fastify.config.COMPRESSION,
+export const autoConfig: FastifyCompressOptions = {
   globalDecompression: false,
   encodings: ['br', 'gzip', 'deflate'],
   customTypes: COMPRESSIBLE,
@@ -27,6 +27,9 @@ export const autoConfig = (fastify: FastifyInstance): FastifyCompressOptions => 
     flush: zlib.constants.BROTLI_OPERATION_FLUSH,
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 }
   }
-})
+}
 
-export default compress
+/** Registered only with COMPRESSION on: off, not even its per-route hooks remain. */
+export default fp<FastifyCompressOptions>(async function compression (fastify: FastifyInstance, options) {
+  if (fastify.config.COMPRESSION) await fastify.register(compress, options)
+}, { name: 'compression', dependencies: ['config'] })

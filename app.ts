@@ -1,8 +1,12 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
-import type { FastifyHttpOptions, FastifyInstance, RawServerDefault } from 'fastify'
+import type { FastifyHttpOptions, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify'
 import config, { trustProxyOption, type Config, type ConfigPluginOptions } from './plugins/config.js'
-import { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
+import { clientErrorHandler, frameworkErrors, shorten } from './plugins/errors.js'
+import { requestId } from './plugins/request-id.js'
+
+/** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
+const LOGGED_URL_LIMIT = 1024
 
 /**
  * The server options, from the settings: one place for every entry point — server.ts, `fastify
@@ -18,8 +22,20 @@ export function serverOptions (config: Config) {
     // Requests refused before any route runs get the same JSON error body as every other error.
     frameworkErrors,
     clientErrorHandler,
+    // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
+    genReqId: requestId,
     logger: {
       level: config.LOG_LEVEL,
+      serializers: {
+        // Fastify's own request serializer, the URL shortened.
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: shorten(request.url, LOGGED_URL_LIMIT),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort
+        })
+      },
       // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
       // redaction to every child logger's bindings, once per request, and wildcards make that slow.
       redact: {

@@ -1505,6 +1505,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -1805,6 +1824,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2024,6 +2059,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2114,6 +2168,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -2275,6 +2345,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -2286,6 +2372,25 @@ export interface operations {
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2393,6 +2498,41 @@ export interface operations {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2700,6 +2840,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2782,6 +2938,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -3238,6 +3410,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3378,6 +3566,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -3482,6 +3686,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 414,
+                     *       "error": "URI Too Long",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3572,6 +3792,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3657,6 +3896,25 @@ export interface operations {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -40,6 +40,15 @@ function start (command, args, env = {}) {
   return { child, lines }
 }
 
+/** The first log line of the replicas that `matches`, waiting up to 5 s for it to be written. */
+async function logLine (replicas, matches) {
+  for (let tries = 0; tries < 100; tries++) {
+    const found = replicas.flatMap(({ lines }) => lines).find(matches)
+    if (found !== undefined) return found
+    await sleep(50)
+  }
+}
+
 /** GET through nginx with a socket of its own (from `localAddress`): status, headers, body. */
 function get (port, url, headers = {}, localAddress = '127.0.0.1') {
   return new Promise((resolve, reject) => {
@@ -103,6 +112,7 @@ try {
   const outside = await get(proxyPort, '/elsewhere')
   check(outside.status === 404 && JSON.parse(outside.body).statusCode === 404, 'outside /api/: a JSON 404')
   check((await get(proxyPort, '/api')).status === 308, '/api redirects to /api/')
+  check((await get(proxyPort, '/api/metrics')).status === 404, '/api/metrics is not public')
 
   const created = await new Promise((resolve, reject) => {
     const body = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
@@ -120,7 +130,7 @@ try {
   // From another loopback address, with a forged X-Forwarded-For: the service trusts nginx (one
   // hop) and so sees the address nginx saw, neither nginx's own nor the forged one.
   const traced = await get(proxyPort, '/api/hello?name=traced', { 'x-request-id': 'check-nginx-42', 'x-forwarded-for': '203.0.113.7' }, '127.0.0.3')
-  const logged = replicas.flatMap(({ lines }) => lines).find((line) => line.req?.url === '/hello?name=traced')
+  const logged = await logLine(replicas, (line) => line.req?.url === '/hello?name=traced')
   check(logged?.req.remoteAddress === '127.0.0.3', `X-Forwarded-For: the client's address, one hop trusted (${logged?.req.remoteAddress})`)
   check(logged?.reqId === 'check-nginx-42', 'the client\'s X-Request-Id reaches the service and is its reqId')
   check(traced.headers['x-request-id'] === 'check-nginx-42', 'and comes back in the response')
@@ -138,9 +148,7 @@ try {
   check(/^\{"name":"Isaac Newton"/.test(stream.first) && stream.type === 'application/x-ndjson', 'the first NDJSON line arrives at once')
   await sleep(1500)
   stream.request.destroy()
-  const stopped = async () => replicas.flatMap(({ lines }) => lines).find((line) => line.msg === 'ndjson stream stopped early: the connection closed')
-  let entry
-  for (let tries = 0; entry === undefined && tries < 100; tries++) { entry = await stopped(); await sleep(50) }
+  const entry = await logLine(replicas, (line) => line.msg === 'ndjson stream stopped early: the connection closed')
   check(entry !== undefined && entry.items < 1_000_000, `a client that stops reading stops the producer: ${entry?.items} of 10,000,000 lines produced`)
 } catch (err) {
   console.error(err)

@@ -4,7 +4,7 @@ import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
 import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { ErrorSchema, addResponses, withHeaders } from '../schemas/common.js'
+import { ErrorSchema, TooManyResponse, addResponses, withHeaders } from '../schemas/common.js'
 import { errorBody } from './errors.js'
 
 declare module 'fastify' {
@@ -30,6 +30,7 @@ export interface AuthUser {
 export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
 export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
 export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
+export const TooManyFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
 
 /** The 401 response of a route whose credentials are enforced: the error, and the challenge it always sends. */
 export function unauthorizedResponse (challenge: string, error: FastifyError) {
@@ -47,14 +48,15 @@ const digest = (secret: string) => createHash('sha256').update(secret, 'utf8').d
 /**
  * A constant-time membership test for a list of secrets: the candidate is compared with every
  * secret, whether or not an earlier one matched, and the index of the match is returned (-1: none).
+ * `equal` compares two digests (the tests count its calls).
  */
-export function secretMatcher (secrets: readonly string[]): (candidate: string) => number {
+export function secretMatcher (secrets: readonly string[], equal = timingSafeEqual): (candidate: string) => number {
   const digests = secrets.map(digest)
   return function match (candidate) {
     const given = digest(candidate)
     let found = -1
     for (const [index, expected] of digests.entries()) {
-      if (timingSafeEqual(given, expected) && found === -1) found = index
+      if (equal(given, expected) && found === -1) found = index
     }
     return found
   }
@@ -65,9 +67,9 @@ export function secretMatcher (secrets: readonly string[]): (candidate: string) 
  * one secret, so a wrong password and an unknown user take the same path and the same time.
  * User names cannot contain a colon (RFC 7617), so `user:password` names exactly one pair.
  */
-export function credentialsVerifier (pairs: string | undefined): (user: string, password: string) => AuthUser | null {
+export function credentialsVerifier (pairs: string | undefined, equal = timingSafeEqual): (user: string, password: string) => AuthUser | null {
   const entries = pairs === undefined ? [] : pairs.split(',')
-  const match = secretMatcher(entries)
+  const match = secretMatcher(entries, equal)
   const users = entries.map((entry) => entry.slice(0, entry.indexOf(':')))
   return (user, password) => {
     const index = match(`${user}:${password}`)
@@ -82,10 +84,11 @@ export function bearerToken (header: string | undefined): string | undefined {
 
 /**
  * Enforces the `config.auth` that routes declare. Its hook goes first in the route's onRequest
- * list: authentication precedes content negotiation (406/415) and validation (400).
+ * list: authentication precedes content negotiation (406/415) and validation (400). Failed
+ * authentications are limited per client address (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_MS).
  */
 export default fp(async function auth (fastify) {
-  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS } = fastify.config
+  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
   const basicChallenge = `Basic realm="${AUTH_REALM}"`
   const bearerChallenge = `Bearer realm="${AUTH_REALM}"`
 
@@ -105,23 +108,50 @@ export default fp(async function auth (fastify) {
       done()
     }
   })
-  const checkBasic = fastify.basicAuth as onRequestHookHandler
+  const basicHook = fastify.basicAuth as onRequestHookHandler
 
-  const challenge = (reply: FastifyReply, header: string, done: (err?: Error) => void) => (err?: Error) => {
-    if (err !== undefined) reply.header('www-authenticate', header)
-    done(err)
-  }
-
-  const requireBasic: onRequestHookHandler = function requireBasic (request, reply, done) {
-    checkBasic.call(fastify, request, reply, challenge(reply, basicChallenge, done))
-  }
+  const checkBasic = (request: FastifyRequest, reply: FastifyReply) => new Promise<void>((resolve, reject) => {
+    basicHook.call(fastify, request, reply, (err?: Error) => err === undefined ? resolve() : reject(err))
+  })
 
   const matchToken = secretMatcher(API_TOKENS === undefined ? [] : API_TOKENS.split(','))
-  const requireBearer: onRequestHookHandler = function requireBearer (request: FastifyRequest, reply, done) {
+  const checkBearer = async (request: FastifyRequest) => {
     const token = bearerToken(request.headers.authorization)
-    const refuse = challenge(reply, bearerChallenge, done)
-    if (token === undefined) return refuse(new MissingBearerToken())
-    refuse(matchToken(token) === -1 ? new InvalidBearerToken() : undefined)
+    if (token === undefined) throw new MissingBearerToken()
+    if (matchToken(token) === -1) throw new InvalidBearerToken()
+  }
+
+  // Failed authentications per client address (@fastify/rate-limit's counter), when
+  // AUTH_FAILURE_LIMIT is set: a refusal counts when credentials were sent (a first request without
+  // them is how a browser asks for the challenge). Once the limit is reached, the address gets 429
+  // on every protected route until the window ends, before its credentials are looked at: a right
+  // guess is refused too, so guessing faster gains nothing.
+  const failures = AUTH_FAILURE_LIMIT > 0
+    ? fastify.createRateLimit({ max: AUTH_FAILURE_LIMIT, timeWindow: AUTH_FAILURE_WINDOW_MS })
+    : undefined
+
+  /** Runs `check`; counts its refusals, and refuses at once an address over the limit. */
+  async function limited (request: FastifyRequest, reply: FastifyReply, challenge: string, check: () => Promise<void>) {
+    if (failures !== undefined) {
+      const status = await failures(request, { increment: false })
+      if (!status.isAllowed && status.remaining === 0) {
+        reply.header('retry-after', status.ttlInSeconds)
+        throw new TooManyFailures(status.ttlInSeconds)
+      }
+    }
+    try {
+      await check()
+    } catch (err) {
+      reply.header('www-authenticate', challenge)
+      if (failures !== undefined && request.headers.authorization !== undefined) await failures(request)
+      throw err
+    }
+  }
+  const requireBasic = async function requireBasic (request: FastifyRequest, reply: FastifyReply) {
+    await limited(request, reply, basicChallenge, () => checkBasic(request, reply))
+  }
+  const requireBearer = async function requireBearer (request: FastifyRequest, reply: FastifyReply) {
+    await limited(request, reply, bearerChallenge, () => checkBearer(request))
   }
 
   const basicUnauthorized = unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM))
@@ -131,8 +161,8 @@ export default fp(async function auth (fastify) {
     // Without API_TOKENS the token header is ignored: the routes stay open.
     const hook = scheme === 'basic' ? requireBasic : scheme === 'bearer' && API_TOKENS !== undefined ? requireBearer : undefined
     if (hook === undefined) return
-    addResponses(route.schema, { 401: scheme === 'basic' ? basicUnauthorized : bearerUnauthorized })
+    addResponses(route.schema, { 401: scheme === 'basic' ? basicUnauthorized : bearerUnauthorized, ...(failures === undefined ? {} : { 429: TooManyResponse }) })
     // A new array: the GET route and its automatic HEAD route share the original one.
     route.onRequest = [hook, ...[route.onRequest ?? []].flat()] as typeof route.onRequest
   })
-}, { name: 'auth', dependencies: ['config'] })
+}, { name: 'auth', dependencies: ['config', '@fastify/rate-limit'] })

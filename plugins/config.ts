@@ -64,6 +64,18 @@ const EnvSchema = Type.Object({
   PRESSURE_MAX_EVENT_LOOP_UTILIZATION: Type.Number({ minimum: 0, maximum: 1, default: 0 }),
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0 }),
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0 }),
+  // Origins allowed to call the API from a browser (CORS), comma-separated, or * for any; '' for none.
+  CORS_ORIGINS: Type.String({ pattern: '^(\\*|https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*)?$', default: '' }),
+  // Requests per client address per window, on every route; 0 turns the global limit off.
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  // Failed authentications per client address per window, after which the address gets 429; 0: no limit.
+  AUTH_FAILURE_LIMIT: Type.Integer({ minimum: 0, default: 10 }),
+  AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
+  // GET /metrics (Prometheus) and the request metrics behind it.
+  METRICS: Type.Boolean({ default: true }),
+  // Compress responses (gzip, br, deflate) for clients that accept it; off when the proxy compresses.
+  COMPRESSION: Type.Boolean({ default: true }),
   // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })

@@ -1,10 +1,23 @@
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import createError from '@fastify/error'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import type { ErrorBody } from '../schemas/common.js'
+import { REQUEST_ID_HEADER } from './request-id.js'
+
+/** How much of a piece of client input (a path, a header) an error message quotes. */
+export const QUOTE_LIMIT = 100
+
+/**
+ * Client input as an error message or a log line quotes it: whole up to `limit` characters, else
+ * its start, an ellipsis and its length, so that a 9,000-character path costs a line, not a page.
+ */
+export function shorten (text: string, limit = QUOTE_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length} characters)`
+}
 
 export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
 export const MethodNotAllowed = createError('FST_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
@@ -39,13 +52,24 @@ export function errorBody (statusCode: number, message: string, code?: string, e
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/** Messages of errors Fastify raises before routing that quote the whole path: reworded, the path shortened. */
+const FRAMEWORK_MESSAGES: Record<string, (request: FastifyRequest) => string> = {
+  FST_ERR_BAD_URL: (request) => `'${shorten(request.url)}' is not a valid url component`,
+  FST_ERR_MAX_PARAM_LENGTH: (request) => `A capture of the path '${shorten(request.url)}' is longer than ` +
+    `${request.server.initialConfig.routerOptions?.maxParamLength} characters`
+}
+
 /**
  * Server option `frameworkErrors`: errors Fastify raises before any route runs (a URL whose
- * percent-escapes are not UTF-8, FST_ERR_BAD_URL) get the same JSON error body as the rest.
+ * percent-escapes are not UTF-8, FST_ERR_BAD_URL; a capture over maxParamLength,
+ * FST_ERR_MAX_PARAM_LENGTH) get the same JSON error body as the rest, and the request id.
  */
-export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const statusCode = error.statusCode ?? 400
-  reply.code(statusCode).type(JSON_TYPE).send(JSON.stringify(errorBody(statusCode, error.message, error.code)))
+  const message = FRAMEWORK_MESSAGES[error.code]?.(request) ?? error.message
+  request.log.info({ statusCode, code: error.code, reason: message }, 'request refused')
+  reply.code(statusCode).header(REQUEST_ID_HEADER, request.id).type(JSON_TYPE)
+    .send(JSON.stringify(errorBody(statusCode, message, error.code)))
 }
 
 /** An error as the handler reads it: Fastify's, with the http-errors conventions some errors follow. */
@@ -72,16 +96,19 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 /**
  * Server option `clientErrorHandler`: a request node:http cannot parse, or that arrives too slowly,
  * is answered with the JSON error body before the connection is closed (Fastify's default answers
- * a body of another shape).
+ * a body of another shape). Nothing of the request can be trusted, so it gets a new request id,
+ * sent back and logged with the refusal (not the bytes received).
  */
-export function clientErrorHandler (error: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [statusCode, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1']
+  const reqId = randomUUID()
+  this.log.info({ reqId, statusCode, code: error.code, reason: message }, 'request refused')
   const body = JSON.stringify(errorBody(statusCode, message, error.code))
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${reqId}\r\nConnection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)
 }
@@ -118,6 +145,8 @@ export default fp(async function errors (fastify) {
   const routes = FindMyWay({ ...fastify.initialConfig.routerOptions })
   const methods = new Set<HTTPMethod>()
   fastify.addHook('onRoute', ({ method, url }) => {
+    // A route for every path (@fastify/cors's OPTIONS *, for preflights) says nothing of what a path has.
+    if (url === '*') return
     for (const m of [method].flat().map((name) => name.toUpperCase() as HTTPMethod)) {
       methods.add(m)
       if (routes.findRoute(m, url) === null) routes.on(m, url, () => {})
@@ -127,7 +156,7 @@ export default fp(async function errors (fastify) {
   fastify.setNotFoundHandler(function notFound (request, reply) {
     const { url } = request
     const method = request.method as HTTPMethod
-    const path = url.split('?')[0] as string
+    const path = shorten(url.split('?')[0] as string)
     // A route matched and sent us here itself (e.g. a missing static file): a plain 404.
     if (routes.find(method, url) === null) {
       // DOCS_CATCH_ALL (DECISIONS §6): no route or no method gets the description page instead.

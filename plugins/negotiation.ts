@@ -3,6 +3,7 @@ import accepts from '@fastify/accepts'
 import createError from '@fastify/error'
 import type { FastifyReply, onRequestHookHandler } from 'fastify'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
+import { shorten } from './errors.js'
 
 /** Writes a response body in one media type. */
 export type Serializer = (payload: any) => string
@@ -63,11 +64,15 @@ function negotiator (produces: readonly string[], serializers: Readonly<Record<s
     if (accept !== undefined && accept.trim() !== '' && accept !== '*/*' && accept !== preferred) {
       // Given a list, accepts answers with one of its entries or false.
       const best = request.accepts().type(offers) as string | false
-      if (best === false) return done(new NotAcceptable(accept, types.join(', ')))
+      if (best === false) return done(new NotAcceptable(shorten(accept), types.join(', ')))
       type = essence(best)
     }
     const choice = choices.get(type)!
-    if (vary) reply.header('vary', 'Accept')
+    if (vary) {
+      // Added to what is there (CORS's Origin), not in its place.
+      const varies = reply.getHeader('vary')
+      reply.header('vary', varies === undefined ? 'Accept' : `${String(varies)}, Accept`)
+    }
     reply.header('content-type', choice.header)
     if (choice.serializer === 'schema') reply.serializer(schemaSerializer(reply))
     else if (choice.serializer !== undefined) reply.serializer(choice.serializer)
@@ -88,7 +93,7 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
       return done(bodyRequired || hasBody ? new UnsupportedMediaType(`Content-Type is missing; ${expected}`) : undefined)
     }
     const type = essence(header)
-    done(accepted.includes(type) ? undefined : new UnsupportedMediaType(`Content-Type ${type} is not supported; ${expected}`))
+    done(accepted.includes(type) ? undefined : new UnsupportedMediaType(`Content-Type ${shorten(type)} is not supported; ${expected}`))
   }
 }
 

@@ -178,5 +178,7 @@ export default fp(async function validation (fastify) {
   fastify.setValidatorCompiler(({ schema, httpPart }) => compile(schema as AnySchemaObject, httpPart))
   fastify.addHook('onRoute', ({ url, schema }) => {
     if (canAnswerBadRequest(url, schema)) addResponses(schema, { 400: ErrorSchema })
+    // The router refuses a capture longer than maxParamLength (FST_ERR_MAX_PARAM_LENGTH).
+    if (url.includes(':')) addResponses(schema, { 414: ErrorSchema })
   })
 }, { name: 'validation' })

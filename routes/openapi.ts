@@ -41,7 +41,9 @@ const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
     return document
   })
 
-  await fastify.register(swaggerUi, { routePrefix: '/documentation' })
+  // Behind a proxy that strips BASE_PATH, the page links its assets under that prefix; the
+  // document's URL it resolves against its own address, which already carries it.
+  await fastify.register(swaggerUi, { routePrefix: '/documentation', indexPrefix: fastify.config.BASE_PATH })
 }
 
 export default openapi

@@ -88,3 +88,11 @@ export const UnavailableResponse = withHeaders(ErrorSchema, Type.Object({
   description: 'The database is unavailable, or the service is overloaded: try again after Retry-After seconds',
   examples: [{ statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }]
 })
+
+/** The 429 of a client over a rate limit: Retry-After says when it may try again. */
+export const TooManyResponse = withHeaders(ErrorSchema, Type.Object({
+  'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before trying again', examples: [60] })
+}), {
+  description: 'Too many requests (or failed authentications) from this address: try again after Retry-After seconds',
+  examples: [{ statusCode: 429, code: 'FST_ERR_AUTH_RATE_LIMITED', error: 'Too Many Requests', message: 'Too many failed authentications from this address; retry in 840 seconds' }]
+})

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import zlib from 'node:zlib'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import formats from 'ajv-formats'
 import { isJson } from '../plugins/negotiation.js'
@@ -9,6 +10,18 @@ export interface ReceivedResponse {
   headers: Record<string, string | string[] | number | undefined>
   /** The body as text; empty for HEAD and for no body. */
   body: string
+}
+
+/**
+ * The text of a body as the server wrote it: decompressed when it went out with a
+ * Content-Encoding (compression is the transport's, not the document's).
+ */
+export function bodyText (headers: ReceivedResponse['headers'], raw: Buffer): string {
+  const encoding = headers['content-encoding']
+  const bytes = encoding === 'br'
+    ? zlib.brotliDecompressSync(raw)
+    : encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'deflate' ? zlib.inflateSync(raw) : raw
+  return bytes.toString('utf8')
 }
 
 interface Media { schema?: object, 'x-itemSchema'?: object, encoding?: object }

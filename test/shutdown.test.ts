@@ -83,7 +83,7 @@ t.test('SIGTERM: /ready turns 503 at once, for requests on open connections; new
 
 t.test('SIGTERM under 50 keep-alive clients looping on GET /users: no request lost once sent, 5 runs out of 5', async (t) => {
   for (let run = 1; run <= 5; run++) {
-    const server = await startServer(t, { SHUTDOWN_DRAIN: '500' })
+    const server = await startServer(t, { SHUTDOWN_DRAIN: '1000' })
     let answered = 0
     let closeAnswers = 0
     const lost: string[] = []

@@ -63,6 +63,8 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
   const idOf = (request: FastifyRequest) => (request.params as Record<string, number>)[id] as number
   const bodyOf = (request: FastifyRequest) => request.body as Static<T>
   const prefix = fastify.prefix
+  // Location is where the client finds the item: under the proxy's path prefix, when there is one.
+  const itemsUrl = `${fastify.config.BASE_PATH}${prefix}`
   const Params = Type.Object({ [id]: SafeInteger({ description: `The ${name}'s id` }) })
   const Items = Type.Array(item, Array.isArray(item.examples) ? { examples: [item.examples] } : {})
   const CreatedHeaders = Type.Object({
@@ -101,7 +103,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
       config: writeConfig
     }, async (request, reply) => {
       const created = await repository.create(bodyOf(request))
-      reply.header('location', `${prefix}/${created}`)
+      reply.header('location', `${itemsUrl}/${created}`)
       return writeAnswer(request, reply, 201)
     })
   }

@@ -109,7 +109,8 @@ export default fp(async function description (fastify) {
       realm: fastify.config.AUTH_REALM,
       bearerRequired: fastify.config.API_TOKENS !== undefined,
       catchAll: fastify.config.DOCS_CATCH_ALL,
-      errorExample: ErrorSchema.examples[0]
+      errorExample: ErrorSchema.examples[0],
+      basePath: fastify.config.BASE_PATH
     })
     const renderMilliseconds = performance.now() - started
     described = { markdown, routes: endpoints, renderMilliseconds }

@@ -70,6 +70,8 @@ export interface Introduction {
   catchAll: boolean
   /** An error body, to show its format. */
   errorExample: unknown
+  /** The path prefix the reverse proxy serves the API under (BASE_PATH), '' for none. */
+  basePath?: string
 }
 
 const NDJSON = 'application/x-ndjson'
@@ -370,13 +372,18 @@ export function renderEndpoint (route: RouteDescription, intro: Introduction): s
 
 /** The `# Title` and the paragraphs every reader needs before the endpoints. */
 export function renderIntroduction (intro: Introduction): string {
+  const basePath = intro.basePath ?? ''
   const paragraphs = [
     `${intro.about} Version ${intro.version}.`,
+    ...(basePath === ''
+      ? []
+      : [`This server is reached under the path prefix ${code(basePath)}: every path below is relative to it ` +
+        `(\`GET /hello\` is \`GET ${basePath}/hello\`); the \`Location\` headers it answers with include it.`]),
     'This page is generated at start-up from the schemas of the registered routes: one section ' +
       '`## <METHOD> <path>` per endpoint, sorted by path, then method, with its captures (written ' +
       '`:name` in the path), query parameters, request and responses. `/static/*` is the static-file ' +
       'area. `HEAD` is answered for every `GET`. The same schemas give an OpenAPI 3 document at ' +
-      '`/openapi.json`, which `/documentation` lets you browse and try out.',
+      `\`${basePath}/openapi.json\`, which \`${basePath}/documentation\` lets you browse and try out.`,
     'Errors are JSON (`application/json; charset=utf-8`) of this shape, where `message` says what was ' +
       'wrong, naming the capture, parameter, header or field, and `code` is there when there is one:',
     codeBlock(JSON.stringify(intro.errorExample, null, 2), 'application/json', ''),

@@ -25,6 +25,14 @@ t.test('defaults, with nothing set', async (t) => {
     PRESSURE_MAX_EVENT_LOOP_UTILIZATION: 0,
     PRESSURE_MAX_HEAP_USED_BYTES: 0,
     PRESSURE_MAX_RSS_BYTES: 0,
+    BASE_PATH: '',
+    CORS_ORIGINS: '',
+    RATE_LIMIT_MAX: 0,
+    RATE_LIMIT_WINDOW_MS: 60_000,
+    AUTH_FAILURE_LIMIT: 10,
+    AUTH_FAILURE_WINDOW_MS: 900_000,
+    METRICS: true,
+    COMPRESSION: true,
     COLORS_SYNTHETIC_COUNT: 0
   })
   t.equal(config.API_TOKENS, undefined)
@@ -103,10 +111,32 @@ t.test('an invalid value is refused with a message naming the variable', async (
     ['PRESSURE_MAX_EVENT_LOOP_DELAY', '-5'],
     ['PRESSURE_MAX_EVENT_LOOP_UTILIZATION', '1.5'],
     ['PRESSURE_MAX_HEAP_USED_BYTES', 'lots'],
-    ['PRESSURE_MAX_RSS_BYTES', '1.5']
+    ['PRESSURE_MAX_RSS_BYTES', '1.5'],
+    ['BASE_PATH', 'api'],
+    ['BASE_PATH', '/api/'],
+    ['BASE_PATH', '/'],
+    ['BASE_PATH', '/a b'],
+    ['BASE_PATH', '/a"b'],
+    ['BASE_PATH', '//api'],
+    ['CORS_ORIGINS', 'shop.example'],
+    ['CORS_ORIGINS', 'https://shop.example/'],
+    ['CORS_ORIGINS', 'https://a.example,,https://b.example'],
+    ['RATE_LIMIT_MAX', '-1'],
+    ['RATE_LIMIT_WINDOW_MS', '0'],
+    ['AUTH_FAILURE_LIMIT', 'ten'],
+    ['AUTH_FAILURE_WINDOW_MS', '0'],
+    ['METRICS', 'maybe'],
+    ['COMPRESSION', 'gzip']
   ]
   for (const [name, value] of invalid) {
     t.throws(() => loadConfig({ [name]: value }), new RegExp(name), `${name}=${JSON.stringify(value)}`)
+  }
+})
+
+t.test('BASE_PATH and CORS_ORIGINS take what a proxy and a browser send', async (t) => {
+  for (const value of ['/api', '/api/v1', "/a.b_c~d-e!$&'()*+,;=:@%2F"]) t.equal(loadConfig({ BASE_PATH: value }).BASE_PATH, value)
+  for (const value of ['*', 'https://shop.example', 'http://localhost:8080, https://a.example,https://b.example']) {
+    t.equal(loadConfig({ CORS_ORIGINS: value }).CORS_ORIGINS, value)
   }
 })
 

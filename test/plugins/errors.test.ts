@@ -140,3 +140,30 @@ t.test('a request that is not valid HTTP gets a JSON error, then the connection 
   t.equal(huge.status, 'HTTP/1.1 431 Request Header Fields Too Large')
   t.same(huge.body, { statusCode: 431, code: 'HPE_HEADER_OVERFLOW', error: 'Request Header Fields Too Large', message: 'The request headers are too large' })
 })
+
+t.test('error bodies and log lines quote client input only up to a bound', async (t) => {
+  const logs = logSink()
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' }, { logger: logs.logger })
+  const long = 'x'.repeat(9000)
+  const cases = [
+    { label: 'a 9,000-character capture (414)', status: 414, request: { url: `/position/${long}/1` } },
+    { label: 'an undecodable 9,000-character path', status: 400, request: { url: `/${long}%E0` } },
+    { label: 'a 9,000-character path that matches nothing', status: 404, request: { url: `/${long}` } },
+    { label: 'a wrong method on a 5,000-character path', status: 405, request: { method: 'PATCH' as const, url: `/users/${long.slice(0, 5000)}` } },
+    { label: 'a 9,000-character Accept', status: 406, request: { url: '/hello', headers: { accept: `text/${long}` } } },
+    {
+      label: 'a 9,000-character Content-Type',
+      status: 415,
+      request: { method: 'POST' as const, url: '/marketing', payload: '{}', headers: { 'content-type': `text/${long}` } }
+    }
+  ]
+  for (const { label, status, request } of cases) {
+    logs.entries.length = 0
+    const res = await app.inject(request)
+    const message = assertError(t, res, status)
+    t.ok(message.length < 250, `${label}: a ${message.length}-character message`)
+    t.match(message, /xxxx… \(\d+ characters\)/, `${label}: says the input was cut`)
+    const longest = Math.max(...logs.entries.map((entry) => JSON.stringify(entry).length))
+    t.ok(longest < 2000, `${label}: log lines of at most ${longest} characters`)
+  }
+})

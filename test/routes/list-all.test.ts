@@ -46,7 +46,7 @@ t.test('the same store as /users: writes show up', async (t) => {
 })
 
 t.test('wrong or malformed credentials: 401, never 403 or 500', async (t) => {
-  const server = await build(t)
+  const server = await build(t, { AUTH_FAILURE_LIMIT: '0' })
   const values = [
     basic('servant:wrong'), basic('nobody:server'), basic('servant:'), basic(':server'), basic('servantserver'),
     'Basic', 'Basic ', 'Basic !!!', Buffer.from('servant:server').toString('base64'), `Basic  ${SERVANT.slice(6)}`,
@@ -87,7 +87,7 @@ t.test('the public GET /users needs no credentials', async (t) => {
 
 t.test('production without BASIC_AUTH_USERS: every credential refused, a warning at start-up', async (t) => {
   const logs = logSink()
-  const server = await build(t, { NODE_ENV: 'production' }, { logger: logs.logger })
+  const server = await build(t, { NODE_ENV: 'production', AUTH_FAILURE_LIMIT: '0' }, { logger: logs.logger })
 
   t.match(logs.entries.filter((line) => line.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'one warning')
   for (const url of PROTECTED) {

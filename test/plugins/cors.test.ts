@@ -1,0 +1,82 @@
+import t, { type Test } from 'tap'
+import type { LightMyRequestResponse } from 'fastify'
+import { assertError, build } from '../helper.js'
+
+const SHOP = 'https://shop.example'
+const preflight = (url: string, origin: string, method = 'PUT', headers = 'content-type, authorization') => ({
+  method: 'OPTIONS' as const,
+  url,
+  headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers }
+})
+
+/** A preflight answer: 204, empty, the methods and headers the API takes, never the description page. */
+function assertPreflight (t: Test, res: LightMyRequestResponse) {
+  t.equal(res.statusCode, 204, 'a preflight answer')
+  t.equal(res.body, '', 'no body: not the description page')
+  t.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, DELETE')
+  t.equal(res.headers['access-control-max-age'], '600')
+  t.match(res.headers['x-request-id'], /./)
+}
+
+t.test('no origin allowed by default: a preflight is answered as one, and allows nothing', async (t) => {
+  const app = await build(t) // DOCS_CATCH_ALL on: unknown paths and methods get the page
+  for (const url of ['/users/1', '/no-such-path', '/metrics']) {
+    const res = await app.inject(preflight(url, SHOP))
+    assertPreflight(t, res)
+    t.notOk(res.headers['access-control-allow-origin'], `${url}: no origin allowed`)
+  }
+  const simple = await app.inject({ url: '/hello', headers: { origin: SHOP } })
+  t.equal(simple.statusCode, 200)
+  t.notOk(simple.headers['access-control-allow-origin'])
+  t.match(simple.headers.vary, /Origin/)
+})
+
+t.test('CORS_ORIGINS: a listed origin is allowed, others are not', async (t) => {
+  const app = await build(t, { CORS_ORIGINS: `${SHOP}, http://localhost:8080`, API_TOKENS: 'tok' })
+  const allowed = await app.inject(preflight('/products/7', SHOP))
+  assertPreflight(t, allowed)
+  t.equal(allowed.headers['access-control-allow-origin'], SHOP)
+  t.equal(allowed.headers['access-control-allow-headers'], 'content-type, authorization', 'the requested headers')
+  t.match(allowed.headers.vary, /Origin/)
+  t.equal((await app.inject(preflight('/users', 'http://localhost:8080', 'POST'))).headers['access-control-allow-origin'], 'http://localhost:8080')
+
+  const other = await app.inject(preflight('/products/7', 'https://evil.example'))
+  assertPreflight(t, other)
+  t.notOk(other.headers['access-control-allow-origin'], 'another origin: no Allow-Origin')
+
+  const get = await app.inject({ url: '/users', headers: { origin: SHOP } })
+  t.equal(get.headers['access-control-allow-origin'], SHOP)
+  t.match(get.headers['access-control-expose-headers'], /\bX-Request-Id\b/)
+  t.match(get.headers['access-control-expose-headers'], /\bUser-Count\b/)
+  t.equal(get.headers.vary, 'Origin, Accept')
+
+  const refused = await app.inject({ method: 'POST', url: '/products', headers: { origin: SHOP, 'content-type': 'application/json' }, payload: '{}' })
+  assertError(t, refused, 401)
+  t.equal(refused.headers['access-control-allow-origin'], SHOP, 'errors carry it too: a script can read them')
+  t.match(refused.headers['access-control-expose-headers'], /\bWWW-Authenticate\b/)
+
+  const noOrigin = await app.inject({ url: '/users' })
+  t.notOk(noOrigin.headers['access-control-allow-origin'], 'not a CORS request: nothing added')
+  t.notOk(noOrigin.headers['access-control-expose-headers'])
+})
+
+t.test('CORS_ORIGINS=*: any origin', async (t) => {
+  const app = await build(t, { CORS_ORIGINS: '*' })
+  t.equal((await app.inject(preflight('/users', 'https://anyone.example', 'POST'))).headers['access-control-allow-origin'], '*')
+  t.equal((await app.inject({ url: '/hello', headers: { origin: 'https://anyone.example' } })).headers['access-control-allow-origin'], '*')
+})
+
+t.test('an OPTIONS request that is not a preflight is a method the path does not have', async (t) => {
+  const off = await build(t, { DOCS_CATCH_ALL: 'false', CORS_ORIGINS: SHOP })
+  for (const headers of [{}, { origin: SHOP }, { 'access-control-request-method': 'GET' }]) {
+    const res = await off.inject({ method: 'OPTIONS', url: '/hello', headers })
+    assertError(t, res, 405)
+    t.equal(res.headers.allow, 'GET, HEAD')
+  }
+  assertError(t, await off.inject({ method: 'OPTIONS', url: '/no-such-path' }), 404)
+
+  const on = await build(t, { DOCS_CATCH_ALL: 'true' })
+  const page = await on.inject({ method: 'OPTIONS', url: '/hello' })
+  t.equal(page.statusCode, 200, 'with the catch-all: the description page, like any wrong method')
+  t.match(page.body, /^# servant-example-api/)
+})

@@ -1,0 +1,104 @@
+import t from 'tap'
+import { register } from 'prom-client'
+import { build, json } from '../helper.js'
+
+interface Sample {
+  name: string
+  labels: Record<string, string>
+  value: number
+}
+
+const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*'
+const LABEL = '([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\\\\n]|\\\\[\\\\"n])*)"'
+// A value is a Go float: digits, or NaN / Inf in any case.
+const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL},?)*)\\})? (-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|[Nn][Aa][Nn]|[+-]?[Ii][Nn][Ff])(?: -?\\d+)?$`)
+const TYPE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`)
+const HELP = new RegExp(`^# HELP (${NAME}) .*$`)
+
+/**
+ * Parses the Prometheus text exposition format (version 0.0.4) strictly: every line is a HELP, a
+ * TYPE or a sample of a declared family; throws on anything else.
+ */
+function parsePrometheus (text: string): Sample[] {
+  const families = new Map<string, string>()
+  const samples: Sample[] = []
+  for (const line of text.split('\n')) {
+    if (line === '' || HELP.test(line)) continue
+    const type = TYPE.exec(line)
+    if (type !== null) {
+      families.set(type[1] as string, type[2] as string)
+      continue
+    }
+    const sample = SAMPLE.exec(line)
+    if (sample === null) throw new Error(`not Prometheus text: ${JSON.stringify(line)}`)
+    const name = sample[1] as string
+    const family = families.has(name) ? name : name.replace(/_(bucket|sum|count|total|created)$/, '')
+    if (!families.has(family)) throw new Error(`a sample of an undeclared family: ${name}`)
+    const labels = Object.fromEntries([...(sample[2] ?? '').matchAll(new RegExp(LABEL, 'g'))].map((match) => [match[1], match[2]]))
+    samples.push({ name, labels, value: Number(sample[5]) })
+  }
+  return samples
+}
+
+const requestCount = (samples: Sample[], labels: Record<string, string>) =>
+  samples.find((sample) => sample.name === 'http_request_duration_seconds_count' &&
+    Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value
+
+t.test('GET /metrics is Prometheus text with request counts and durations by route pattern, method and status', async (t) => {
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' })
+  await app.inject({ url: '/users/1' })
+  await app.inject({ url: '/users/2' })
+  await app.inject({ url: '/users/99' })
+  await app.inject({ url: '/position/3/4' })
+  await app.inject({ method: 'HEAD', url: '/hello' })
+  await app.inject({ method: 'DELETE', url: '/hello' })
+
+  const res = await app.inject({ url: '/metrics' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+  const samples = parsePrometheus(res.body)
+
+  t.equal(requestCount(samples, { route: '/users/:userid', method: 'GET', status_code: '200' }), 2, 'two requests of one pattern: one series')
+  t.equal(requestCount(samples, { route: '/users/:userid', method: 'GET', status_code: '404' }), 1, 'by status')
+  t.equal(requestCount(samples, { route: '/position/:x/:y', method: 'GET', status_code: '200' }), 1)
+  t.equal(requestCount(samples, { route: '/hello', method: 'HEAD', status_code: '200' }), 1, 'by method, HEAD included')
+  t.equal(requestCount(samples, { route: 'unmatched', method: 'DELETE', status_code: '405' }), 1, 'a wrong method matched no route')
+  t.notMatch(res.body, /route="\/users\/1"|route="\/position\/3/, 'never a raw URL')
+  const buckets = samples.filter((sample) => sample.name === 'http_request_duration_seconds_bucket' && sample.labels.route === '/users/:userid' && sample.labels.status_code === '200')
+  t.ok(buckets.length > 5, 'a histogram of durations')
+  t.same(buckets.at(-1), { name: 'http_request_duration_seconds_bucket', labels: { le: '+Inf', method: 'GET', route: '/users/:userid', status_code: '200' }, value: 2 })
+
+  for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    t.ok(samples.some((sample) => sample.name === name), `process metric ${name}`)
+  }
+})
+
+t.test('the route label is bounded: any number of unknown URLs is one series', async (t) => {
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' })
+  for (let i = 0; i < 50; i++) await app.inject({ url: `/no-such-path/${i}?q=${i}` })
+  for (let i = 0; i < 20; i++) await app.inject({ url: `/users/${i + 100}` })
+  const samples = parsePrometheus((await app.inject({ url: '/metrics' })).body)
+  // build() itself asks for /openapi.json once, to check every answer against it.
+  const series = samples.filter((sample) => sample.name === 'http_request_duration_seconds_count' && sample.labels.route !== '/openapi.json')
+  t.same(series.map((sample) => sample.labels.route).sort(), ['/users/:userid', 'unmatched'])
+  t.equal(requestCount(samples, { route: 'unmatched' }), 50)
+  t.equal(requestCount(samples, { route: '/users/:userid' }), 20)
+})
+
+t.test('/metrics does not count itself, and is left out of the API description', async (t) => {
+  const app = await build(t)
+  await app.inject({ url: '/metrics' })
+  await app.inject({ url: '/metrics' })
+  const samples = parsePrometheus((await app.inject({ url: '/metrics' })).body)
+  t.notOk(samples.some((sample) => sample.labels.route === '/metrics'), 'no series for /metrics')
+  t.notMatch((await app.inject({ url: '/docs' })).body, /\/metrics/, 'not on the description page')
+  t.notOk('/metrics' in json((await app.inject({ url: '/openapi.json' }))).paths, 'not in the OpenAPI document')
+})
+
+t.test('METRICS=false: no /metrics, and nothing is measured', async (t) => {
+  const app = await build(t, { METRICS: 'false', DOCS_CATCH_ALL: 'false' })
+  t.equal((await app.inject({ url: '/metrics' })).statusCode, 404)
+  t.equal(app.hasRoute({ method: 'GET', url: '/metrics' }), false)
+  await app.inject({ url: '/hello' })
+  t.same(await register.getMetricsAsJSON(), [], 'no metric of any kind in prom-client\'s registry')
+})

@@ -12,11 +12,14 @@ import { CLIENT_SERVER_ENV, generatedFiles } from './codegen.js'
  * committed ones.
  */
 export async function writeClient (dir = path.join(projectRoot, 'client')): Promise<string[]> {
-  const config = loadConfig({ ...CLIENT_SERVER_ENV })
+  // No load shedding: on a busy machine the app may look overloaded while it starts.
+  const config = loadConfig({ ...CLIENT_SERVER_ENV, PRESSURE_MAX_EVENT_LOOP_DELAY: '0' })
   const server = Fastify({ ...serverOptions(config), logger: false })
   await server.register(app, { config })
-  const document = (await server.inject({ url: '/openapi.json' })).body
+  const res = await server.inject({ url: '/openapi.json' })
   await server.close()
+  if (res.statusCode !== 200) throw new Error(`GET /openapi.json answered ${res.statusCode}: ${res.body}`)
+  const document = res.body
   const files = await generatedFiles(document)
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(dir, name), text)
   return Object.keys(files)

@@ -34,7 +34,7 @@ export async function testDatabase (): Promise<string> {
 /**
  * Which store build() gives the app when the test does not choose: `memory`, or `postgres` (a
  * fresh database each time) when the test process sets TEST_STORE=postgres. The collection suites
- * run once with each (the *.postgres.test.ts files), as both stores make the same promises.
+ * run once with each (routes/collections.postgres.test.ts), as both stores make the same promises.
  */
 async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
   if (process.env.TEST_STORE !== 'postgres' || env.DATABASE_URL !== undefined) return env

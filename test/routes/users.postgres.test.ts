@@ -1,3 +1,0 @@
-// The users suite again, on the PostgreSQL store: a fresh database for every app it builds.
-process.env.TEST_STORE = 'postgres'
-await import('./users.test.js')

@@ -7,15 +7,24 @@ const directives = (header: unknown) => new Map(String(header).split(';').map((d
   return [name, values.join(' ')]
 }))
 
-t.test('security headers on every response, errors included', async (t) => {
+t.test('security headers on every response, errors included: the API set, and helmet\'s on pages', async (t) => {
   const app = await build(t, { DOCS_CATCH_ALL: 'false' })
-  for (const request of [{ url: '/hello' }, { url: '/no-such-path' }, { url: '/users/list-all' }, { url: '/documentation' }]) {
-    const res = await app.inject(request)
-    t.equal(res.headers['x-content-type-options'], 'nosniff', `${request.url}: nosniff`)
-    t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', `${request.url}: no framing by others`)
+  for (const url of ['/hello', '/no-such-path', '/users/list-all', '/userStream?count=1', '/docs']) {
+    const res = await app.inject({ url })
+    t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: nosniff`)
+    t.equal(res.headers['x-frame-options'], 'DENY', `${url}: never framed`)
     t.equal(res.headers['referrer-policy'], 'no-referrer')
-    t.equal(res.headers['cross-origin-opener-policy'], 'same-origin')
-    t.ok(res.headers['content-security-policy'], `${request.url}: a CSP`)
+    t.equal(res.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains')
+    t.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", `${url}: nothing loads, nothing frames`)
+    t.notOk(res.headers['cross-origin-opener-policy'], `${url}: no page policies on an API answer`)
+  }
+  for (const request of [{ url: '/documentation' }, { url: '/persons', headers: { accept: 'text/html' } }]) {
+    const res = await app.inject(request)
+    t.match(res.headers['content-type'], /^text\/html/)
+    t.equal(res.headers['x-content-type-options'], 'nosniff', `${request.url} (HTML): nosniff`)
+    t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', `${request.url} (HTML): no framing by others`)
+    t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', `${request.url} (HTML): helmet's page policies`)
+    t.match(res.headers['content-security-policy'], /^default-src 'self';/)
   }
 })
 

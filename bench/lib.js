@@ -69,6 +69,11 @@ export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
         const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')
         return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024
       },
+      /** Resident set size of the process now, in MB (Linux). */
+      rssMb () {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')
+        return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024
+      },
       async stop () {
         child.kill('SIGTERM')
         await new Promise((resolve) => child.once('exit', resolve))
@@ -104,13 +109,56 @@ export async function capture (baseUrl, requestPath, headers = {}) {
   return { status: res.status, headers: kept, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
 }
 
-/** One autocannon run: requests/s, latency percentiles (ms) and throughput (bytes/s). */
+/** wrk (Debian's `wrk`), when the machine has it: a load generator in C, one thread. */
+const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file))
+export const generator = WRK === undefined ? 'autocannon (install wrk for steadier figures)' : 'wrk -t1'
+
+/** One wrk run (-t1: one thread, as light on the shared cores as a generator can be). */
+async function wrk (url, { method, body, headers, duration, connections }) {
+  const script = path.join(os.tmpdir(), `bench-${process.pid}.lua`)
+  fs.writeFileSync(script, [
+    `wrk.method = ${JSON.stringify(method)}`,
+    body === undefined ? '' : `wrk.body = ${JSON.stringify(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+  ].join('\n'))
+  const run = spawn(WRK, ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  run.stdout.on('data', (chunk) => { out += chunk })
+  await new Promise((resolve) => run.once('exit', resolve))
+  fs.rmSync(script, { force: true })
+  const number = (pattern) => Number(pattern.exec(out)?.[1])
+  const millis = (label) => {
+    const [, value, unit] = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out) ?? []
+    return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit]
+  }
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  return {
+    requests: number(/(\d+) requests in/),
+    rps: number(/Requests\/sec:\s+([\d.]+)/),
+    p50: millis('50'),
+    p99: millis('99'),
+    errors: socket === null ? 0 : socket.slice(1).reduce((sum, count) => sum + Number(count), 0),
+    // wrk counts the answers that are neither 2xx nor 3xx.
+    non2xx: number(/Non-2xx or 3xx responses: (\d+)/) || 0
+  }
+}
+
+/** One load run: requests/s, latency percentiles (ms) and throughput (bytes/s). wrk if there is one. */
 export async function load (url, { method = 'GET', body, headers = {}, duration = 5, connections = 50 } = {}) {
-  const result = await autocannon({ url, method, body, headers, duration, connections })
+  const result = WRK === undefined
+    ? await autocannonRun(url, { method, body, headers, duration, connections })
+    : await wrk(url, { method, body, headers, duration, connections })
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
+  return result
+}
+
+async function autocannonRun (url, { method, body, headers, duration, connections }) {
+  const result = await autocannon({ url, method, body, headers, duration, connections })
   return {
+    errors: result.errors,
+    non2xx: result.non2xx,
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,

@@ -5,7 +5,7 @@
 // start-up cost of each (cold start to the first 200 on /health, which answers only once the
 // colours are indexed) and the peak RSS. BENCH_ROUNDS (default 5) and BENCH_DURATION (seconds
 // per round, default 5): `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- colors` is a quick run.
-import { load, median, printTable, startService } from './lib.js'
+import { load, median, printTable, startService, waitFor } from './lib.js'
 
 const LARGE = 1_000_000
 const TARGET_RATIO = 2
@@ -17,6 +17,9 @@ async function start (label, env) {
   const started = performance.now()
   const service = await startService(env)
   const startupMs = performance.now() - started
+  // Indexing a million colours blocks the event loop for seconds: the overload guard answers 503
+  // until its next event-loop sample, and /ready says so. Wait for ready, as a proxy would.
+  await waitFor(`${service.url}/ready`, 30_000)
   // The service must answer what it is meant to: a page of 10, and the next range.
   const res = await fetch(`${service.url}/colors`, { headers })
   const page = await res.json()

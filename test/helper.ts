@@ -222,7 +222,7 @@ export function assertError (t: Test, res: LightMyRequestResponse, statusCode: n
   return body.message
 }
 
-export const serverEntry = path.join(projectRoot, 'dist', 'server.js')
+export const serverEntry = path.join(projectRoot, 'dist', 'bundle', 'server.js')
 
 export interface RunningServer {
   child: ChildProcess
@@ -237,7 +237,7 @@ export interface RunningServer {
 }
 
 /**
- * Starts the production entry point (`node dist/server.js`, built by `npm test`) on a free port
+ * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`) on a free port
  * and resolves once it listens. The process is killed when the test ends, if still running.
  */
 export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd() } = {}): Promise<RunningServer> {

@@ -12,9 +12,9 @@ import { chromium } from 'playwright-core'
 const root = path.resolve(import.meta.dirname, '..', '..')
 const TIMEOUT_MS = 30_000
 
-/** `node dist/server.js` on a free port; resolves with its URL once it listens. */
+/** `node dist/bundle/server.js` (as `npm start` runs it) on a free port; resolves with its URL once it listens. */
 function startService (env = {}) {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'server.js')], {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'bundle', 'server.js')], {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })

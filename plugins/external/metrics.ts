@@ -24,9 +24,10 @@ let processMetrics: Registry | undefined
  * registered: no route, no hook.
  *
  * prom-client directly rather than fastify-metrics: the same histogram costs a request about
- * 1 µs of CPU here, against 8 µs (fastify-metrics starts a timer per request and prom-client hashes
- * the label values at every observation; here the duration is Fastify's own `elapsedTime`, and
- * each series' child is looked up once, then kept).
+ * 3 µs of CPU here (a CPU profile under load), against 8 µs: fastify-metrics starts a timer and
+ * builds a label object per request; here the duration is Fastify's own `elapsedTime` and each
+ * series' child is kept in a map (prom-client still checks and hashes its labels at every
+ * observation: most of the 3 µs).
  */
 export default fp(async function metrics (fastify) {
   if (!fastify.config.METRICS) return

@@ -1,6 +1,6 @@
 // The production build: dist/ (tsc's output, one file per module) bundled by esbuild into
 // dist/bundle/, which `npm start` and the Docker image run. Loading some 600 modules one by one was
-// about a third of the cold start; the bundle loads a few dozen files.
+// about a fifth of the cold start; the bundle loads a few dozen files.
 //
 // The tree stays the same shape: every file of dist/ is an entry of its own, at the same place
 // under dist/bundle/, because @fastify/autoload reads plugins/ and routes/ beside app.js at start-up;

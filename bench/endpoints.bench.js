@@ -5,16 +5,9 @@
 // ≤ 1.25 on each endpoint, at LOG_LEVEL=warn; the service at LOG_LEVEL=info is measured beside it
 // (what the two request log lines cost).
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- endpoints`.
-import { capture, compare, generator, printTable, startFastifyFloor, startRaw, startService } from './lib.js'
+import { ENDPOINTS, capture, compare, generator, printTable, startFastifyFloor, startRaw, startService } from './lib.js'
 
 const TARGET = 1.25
-const REQUESTS = [
-  { path: '/hello?name=x' },
-  { path: '/users' },
-  { path: '/position/1/2' },
-  { path: '/persons' },
-  { path: '/colors', headers: { range: 'name; limit 10' } }
-]
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const duration = Number(process.env.BENCH_DURATION ?? 4)
 
@@ -26,7 +19,7 @@ let raw
 let floor
 try {
   const fixtures = {}
-  for (const { path, headers } of REQUESTS) {
+  for (const { path, headers } of ENDPOINTS) {
     const answer = await capture(service.url, path, headers)
     if (answer.status >= 300) throw new Error(`${path}: the service answers ${answer.status}`)
     fixtures[path] = answer
@@ -35,7 +28,7 @@ try {
   floor = await startFastifyFloor(fixtures)
 
   const rows = []
-  for (const { path, headers = {} } of REQUESTS) {
+  for (const { path, headers = {} } of ENDPOINTS) {
     const [ours, bare, fastify, info] = await compare([service, raw, floor, logged], path, { headers, rounds, duration })
     const ratio = ours.cpuMicros / bare.cpuMicros
     rows.push({

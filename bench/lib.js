@@ -13,6 +13,15 @@ export const root = path.resolve(import.meta.dirname, '..')
 const CLOCK_TICKS = 100
 export const serverEntry = path.join(root, 'dist', 'bundle', 'server.js')
 
+/** The example endpoints measured per request (the table), and the memory bench's load. */
+export const ENDPOINTS = [
+  { path: '/hello?name=x' },
+  { path: '/users' },
+  { path: '/position/1/2' },
+  { path: '/persons' },
+  { path: '/colors', headers: { range: 'name; limit 10' } }
+]
+
 export function median (values) {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)

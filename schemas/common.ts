@@ -78,21 +78,22 @@ export function addResponses (schema: { response?: unknown } | undefined, respon
   if (missing.length > 0) schema.response = { ...declared, ...Object.fromEntries(missing) }
 }
 
+/** A refusal that says when to try again: the error, and `Retry-After` in seconds. */
+function retryAfterResponse (example: ErrorBody, retryAfter: number, description: string) {
+  return withHeaders(ErrorSchema, Type.Object({
+    'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before trying again', examples: [retryAfter] })
+  }), { description, examples: [example] })
+}
+
 /**
  * The 503 of a service that cannot serve the request now and says when to try again: its database
  * is unavailable, or it is overloaded.
  */
-export const UnavailableResponse = withHeaders(ErrorSchema, Type.Object({
-  'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before trying again', examples: [5] })
-}), {
-  description: 'The database is unavailable, or the service is overloaded: try again after Retry-After seconds',
-  examples: [{ statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }]
-})
+export const UnavailableResponse = retryAfterResponse(
+  { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' },
+  5, 'The database is unavailable, or the service is overloaded: try again after Retry-After seconds')
 
 /** The 429 of a client over a rate limit: Retry-After says when it may try again. */
-export const TooManyResponse = withHeaders(ErrorSchema, Type.Object({
-  'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before trying again', examples: [60] })
-}), {
-  description: 'Too many requests (or failed authentications) from this address: try again after Retry-After seconds',
-  examples: [{ statusCode: 429, code: 'FST_ERR_AUTH_RATE_LIMITED', error: 'Too Many Requests', message: 'Too many failed authentications from this address; retry in 840 seconds' }]
-})
+export const TooManyResponse = retryAfterResponse(
+  { statusCode: 429, code: 'FST_ERR_AUTH_RATE_LIMITED', error: 'Too Many Requests', message: 'Too many failed authentications from this address; retry in 840 seconds' },
+  60, 'Too many requests (or failed authentications) from this address: try again after Retry-After seconds')

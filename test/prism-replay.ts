@@ -9,9 +9,10 @@ import { requestGenerator, type Document } from './openapi-requests.js'
  * Not part of `npm test`: replays the traffic of check 4b (the same generated requests) over HTTP
  * through a proxy that validates it against client/openapi.json, such as Prism in proxy mode, and
  * sums up the violations it reports in its `sl-violations` header, on requests it found valid and
- * on the others. README ("The OpenAPI document") says how it was run.
+ * on the others. Prism: `prism proxy client/openapi.json http://127.0.0.1:3000 -p 4010` (it runs
+ * from npm, on a newer Node than the service's if need be), then:
  *
- *   PROXY_URL=http://127.0.0.1:4010 RUNS=500 node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs test/prism-replay.ts
+ *   PROXY_URL=http://127.0.0.1:4010 RUNS=500 node --import=tsx test/prism-replay.ts
  */
 interface Violation { location?: string[], severity?: string | number, code?: string, message?: string }
 

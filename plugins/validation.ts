@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv'
 import formats from 'ajv-formats'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
@@ -135,12 +135,14 @@ function lowerCaseNames (schema: AnySchemaObject): AnySchemaObject {
  * is (or was decoded in place) and `{ value }` only for a new object, since Fastify stores that
  * one as the part (for headers, over the raw ones, on every later read).
  */
-function compile (declared: AnySchemaObject, httpPart: string | undefined) {
+function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart: string | undefined) {
   const headers = httpPart === 'headers'
   const schema = headers ? lowerCaseNames(declared) : declared
-  const validate = (headers ? headersAjv : ajv).compile(schema)
+  // Ajv's compile, on first use (plugins/compile-later.ts).
+  const validator = fastify.compileLater(() => (headers ? headersAjv : ajv).compile(schema))
   const decode = wireDecoder(schema, headers)
   const check = (original: unknown, value: unknown) => {
+    const validate = validator()
     if (!validate(value)) return { error: validate.errors ?? [] }
     return value === original ? true : { value }
   }
@@ -175,10 +177,10 @@ export function canAnswerBadRequest (url: string, schema: FastifySchema | undefi
 }
 
 export default fp(async function validation (fastify) {
-  fastify.setValidatorCompiler(({ schema, httpPart }) => compile(schema as AnySchemaObject, httpPart))
+  fastify.setValidatorCompiler(({ schema, httpPart }) => compile(fastify, schema as AnySchemaObject, httpPart))
   fastify.addHook('onRoute', ({ url, schema }) => {
     if (canAnswerBadRequest(url, schema)) addResponses(schema, { 400: ErrorSchema })
     // The router refuses a capture longer than maxParamLength (FST_ERR_MAX_PARAM_LENGTH).
     if (url.includes(':')) addResponses(schema, { 414: ErrorSchema })
   })
-}, { name: 'validation' })
+}, { name: 'validation', dependencies: ['compile-later'] })

@@ -1,0 +1,50 @@
+import t from 'tap'
+import { Type } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import app, { serverOptions } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { buildPlugins, json, logSink, until } from '../helper.js'
+
+/** A route whose response schema fast-json-stringify cannot compile (a $ref to nothing), and a valid one. */
+function routes (server: FastifyInstance) {
+  server.get('/broken', { schema: { response: { 200: { $ref: 'nowhere#' } } } }, async () => ({ ok: true }))
+  server.get('/fine', {
+    schema: { querystring: Type.Object({ n: Type.Integer() }), response: { 200: Type.Object({ n: Type.Integer() }) } }
+  }, async (request) => request.query)
+}
+
+t.test('no schema is compiled at ready: a broken one does not stop the start', async (t) => {
+  const server = await buildPlugins(t, routes)
+  t.pass('ready() resolved although /broken has a response schema that cannot compile')
+  const fine = await server.inject({ url: '/fine?n=5' })
+  t.equal(fine.statusCode, 200, 'a route compiles its schemas on its first request')
+  t.same(json(fine), { n: 5 })
+  t.equal((await server.inject({ url: '/fine?n=x' })).statusCode, 400, 'and validates with them')
+  t.equal((await server.inject({ url: '/broken' })).statusCode, 500, 'the broken schema fails where it is used')
+  await t.rejects(server.compilePending(), 'compilePending() reports the schema that does not compile')
+})
+
+t.test('once the server listens, what was not compiled is compiled in the background', async (t) => {
+  const sink = logSink('error')
+  const server = await buildPlugins(t, routes, {}, { logger: sink.logger })
+  t.same(sink.entries, [], 'nothing compiled, nothing reported, before listen')
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  await until(() => sink.entries.some((entry) => entry.msg === 'a schema does not compile'))
+  t.pass('the broken schema was compiled, and reported, without any request')
+})
+
+t.test('every schema of the service compiles', async (t) => {
+  for (const env of [{}, { NODE_ENV: 'production', BASE_PATH: '/api', RATE_LIMIT_MAX: '100', COMPRESSION: 'false' }]) {
+    const config = loadConfig(env)
+    const server = Fastify(serverOptions(config))
+    // The app's own context, where its plugins decorate.
+    const contexts: FastifyInstance[] = []
+    server.addHook('onRegister', (instance) => { contexts.push(instance) })
+    await server.register(app, { config })
+    await server.ready()
+    t.teardown(() => server.close())
+    const [context] = contexts
+    if (context === undefined) throw new Error('the app registered no context')
+    await t.resolves(context.compilePending(), JSON.stringify(env))
+  }
+})

@@ -1,9 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { envSchema } from 'env-schema'
 import fp from 'fastify-plugin'
-import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../schemas/common.js'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 
 /** The directory holding package.json, both from the sources and from dist/. */
 function findProjectRoot (from: string): string {
@@ -18,8 +17,13 @@ function findProjectRoot (from: string): string {
 
 export const projectRoot = findProjectRoot(import.meta.dirname)
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-const ENVIRONMENTS = ['development', 'production', 'test']
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const ENVIRONMENTS = ['development', 'production', 'test'] as const
+
+/** One of these words (TypeBox checks a union of literals itself; the API's enums are for Ajv). */
+function OneOf<T extends string> (values: readonly T[], options: { default: T }) {
+  return Type.Union(values.map((value) => Type.Literal(value)), options)
+}
 
 /**
  * Every setting of the service, read from the environment. Defaults live here
@@ -27,10 +31,10 @@ const ENVIRONMENTS = ['development', 'production', 'test']
  */
 const EnvSchema = Type.Object({
   // A typo (`prod`) must not quietly count as development, with its default credentials.
-  NODE_ENV: StringEnum(ENVIRONMENTS, { default: 'development' }),
+  NODE_ENV: OneOf(ENVIRONMENTS, { default: 'development' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info' }),
+  LOG_LEVEL: OneOf(LOG_LEVELS, { default: 'info' }),
   BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
   FILES_DIR: Type.String({ minLength: 1, default: '.' }),
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
@@ -85,12 +89,48 @@ export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL'> & { DOCS_C
 /** Outside production the tutorial's credentials work out of the box; in production nothing does. */
 const DEVELOPMENT_USERS = 'servant:server'
 
+/** Settings whose values hold credentials: a message that refuses one does not repeat it. */
+const SECRETS = new Set(['BASIC_AUTH_USERS', 'API_TOKENS', 'DATABASE_URL'])
+
 /**
- * Validates the environment against the schema and returns the typed settings.
- * Throws an Error whose message names the offending variable (`env/PORT must be integer`).
+ * A variable's text as the type its schema declares, as Ajv's `coerceTypes` reads it: a number
+ * (decimal, or with an exponent), `true` or `false`. Text that is none stays text, and the check
+ * refuses it.
+ */
+function fromText (schema: TSchema, text: string): unknown {
+  if (schema.type === 'integer' || schema.type === 'number') {
+    return text.trim() === '' || Number.isNaN(Number(text)) ? text : Number(text)
+  }
+  if (schema.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true'
+  return text
+}
+
+/** What a refused value must be, for the message: the words of a union, else TypeBox's own words. */
+function expected (schema: TSchema, message: string): string {
+  const words = (schema.anyOf as TSchema[] | undefined)?.map((member) => JSON.stringify(member.const))
+  return words === undefined ? message.replace(/^Expected/, 'expected') : `expected one of ${words.join(', ')}`
+}
+
+/**
+ * Validates the environment against the schema (TypeBox's Value: no schema compiler at start-up)
+ * and returns the typed settings. Throws an Error whose message names the offending variable and
+ * what it must be (`env/PORT: expected integer to be less or equal to 65535, not "70000"`); the
+ * value is left out for the credentials.
  */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
-  const config = envSchema<Config>({ schema: EnvSchema, data: env })
+  const settings: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(EnvSchema.properties)) {
+    const text = env[name]
+    if (text !== undefined) settings[name] = fromText(schema, text)
+  }
+  Value.Default(EnvSchema, settings)
+  const error = Value.Errors(EnvSchema, settings).First()
+  if (error !== undefined) {
+    const name = error.path.slice(1)
+    const value = SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
+    throw new Error(`env/${name}: ${expected(error.schema, error.message)}${value}`)
+  }
+  const config = settings as Config
   config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'
   config.FILES_DIR = path.resolve(config.FILES_DIR)
   config.STATIC_DIR = path.resolve(config.STATIC_DIR)

@@ -133,6 +133,15 @@ t.test('an invalid value is refused with a message naming the variable', async (
   }
 })
 
+t.test('a refused value is quoted in the message, but not a credential', async (t) => {
+  t.throws(() => loadConfig({ PORT: '70000' }), /env\/PORT: expected integer .*65535, not "70000"/)
+  t.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /env\/LOG_LEVEL: expected one of "fatal", .*"silent", not "verbose"/)
+  for (const [name, value] of [['BASIC_AUTH_USERS', 'admin-secret'], ['API_TOKENS', 'secret token'], ['DATABASE_URL', 'mysql://u:secret@db/app']] as const) {
+    const err = t.throws(() => loadConfig({ [name]: value }), new RegExp(`env/${name}: expected string to match`)) as Error
+    t.notMatch(err.message, /secret/, `${name}: its value is not repeated`)
+  }
+})
+
 t.test('BASE_PATH and CORS_ORIGINS take what a proxy and a browser send', async (t) => {
   for (const value of ['/api', '/api/v1', "/a.b_c~d-e!$&'()*+,;=:@%2F"]) t.equal(loadConfig({ BASE_PATH: value }).BASE_PATH, value)
   for (const value of ['*', 'https://shop.example', 'http://localhost:8080, https://a.example,https://b.example']) {

@@ -4,32 +4,48 @@
 //
 // The tree stays the same shape: every file of dist/ is an entry of its own, at the same place
 // under dist/bundle/, because @fastify/autoload reads plugins/ and routes/ beside app.js at start-up;
-// what the entries share goes to dist/bundle/chunks/. Packages that find files beside their own
-// code at run time (Swagger UI's assets, pino's transport workers) or load optional drivers
-// (pg, postgrator) stay in node_modules. dist/ itself is left as it is, for `fastify start`.
+// what the entries share goes to dist/bundle/chunks/. Packages that start worker threads from files
+// beside their own code (pino's transports) or load optional drivers (pg, postgrator) stay in
+// node_modules. @fastify/swagger-ui is bundled (kept apart, it loaded a second @fastify/static and
+// the 80 files of `yaml` one by one: about 110 ms of the start), and finds its assets in its package
+// directory, which the bundle resolves at run time. dist/ itself is left as it is, for `fastify start`.
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const dist = path.join(import.meta.dirname, '..', 'dist')
 const outdir = path.join(dist, 'bundle')
+const SWAGGER_UI = path.dirname(fileURLToPath(import.meta.resolve('@fastify/swagger-ui')))
 const EXTERNAL = [
-  '@fastify/swagger-ui', 'pino', 'thread-stream', 'pino-pretty',
+  'pino', 'thread-stream', 'pino-pretty',
   'pg', 'pg-native', '@fastify/postgres', 'postgrator'
 ]
 
-/** The modules of dist/, but the client (a library for other programs, not part of the server). */
-function entries (dir) {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(dir, entry.name)
-    if (entry.isDirectory()) return file === outdir || entry.name === 'client' ? [] : entries(file)
-    return file.endsWith('.js') ? [file] : []
-  })
+/**
+ * The files @fastify/autoload loads from a directory: its index.js alone when it has one, else
+ * every module; and the same in each subdirectory. The other modules are only imported, so they
+ * live in the chunks: fewer entries make fewer chunks for Node to load.
+ */
+function autoloaded (dir) {
+  const found = fs.readdirSync(dir, { withFileTypes: true })
+  const modules = found.filter((entry) => entry.isFile() && entry.name.endsWith('.js')).map((entry) => entry.name)
+  return [
+    ...(modules.includes('index.js') ? ['index.js'] : modules).map((name) => path.join(dir, name)),
+    ...found.filter((entry) => entry.isDirectory()).flatMap((entry) => autoloaded(path.join(dir, entry.name)))
+  ]
 }
+
+/** The entry points: the two programs, the app, and what app.js autoloads from plugins/ and routes/. */
+const entryPoints = [
+  ...['server.js', 'cli.js', 'app.js'].map((name) => path.join(dist, name)),
+  ...autoloaded(path.join(dist, 'plugins')).filter((file) => path.basename(file) !== 'config.js' || path.dirname(file) !== path.join(dist, 'plugins')),
+  ...autoloaded(path.join(dist, 'routes'))
+]
 
 fs.rmSync(outdir, { recursive: true, force: true })
 await build({
-  entryPoints: entries(dist),
+  entryPoints,
   outbase: dist,
   outdir,
   bundle: true,
@@ -49,6 +65,19 @@ await build({
       // import it as a file of its own instead of from a chunk.
       build.onResolve({ filter: /^\.\/app\.js$/ }, (args) =>
         path.dirname(args.importer) === dist ? { path: './app.js', external: true } : undefined)
+    }
+  }, {
+    name: 'swagger-ui-assets',
+    setup (build) {
+      // Its modules read their assets (static/) relative to __dirname, which a bundle has not: the
+      // directory becomes the installed package's, resolved when the bundle runs.
+      build.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(SWAGGER_UI + path.sep)) return undefined
+        const source = await fs.promises.readFile(args.path, 'utf8')
+        const below = JSON.stringify(path.relative(SWAGGER_UI, path.dirname(args.path)))
+        const dirname = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui')), ${below})`
+        return { contents: source.replaceAll('__dirname', dirname), loader: 'js', resolveDir: path.dirname(args.path) }
+      })
     }
   }]
 })

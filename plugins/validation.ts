@@ -10,12 +10,15 @@ import { ErrorSchema, addResponses } from '../schemas/common.js'
  * decoded by the strict rules of DECISIONS §1 and then validated the same way.
  */
 const strict = { coerceTypes: false, useDefaults: true, allErrors: false } as const
+/** An Ajv with the formats, made when the first schema is compiled (after listen: see compile-later). */
+function lazyAjv (options: ConstructorParameters<typeof Ajv>[0]): () => Ajv {
+  let ajv: Ajv | undefined
+  return () => (ajv ??= formats.default(new Ajv(options)))
+}
 /** Bodies, captures, query strings: unknown keys are removed and never reach a handler. */
-const ajv = new Ajv({ ...strict, removeAdditional: 'all' })
+const ajv = lazyAjv({ ...strict, removeAdditional: 'all' })
 /** Headers are the request's own: the ones a route does not declare stay, and there are no defaults. */
-const headersAjv = new Ajv({ ...strict, removeAdditional: false, useDefaults: false })
-formats.default(ajv)
-formats.default(headersAjv)
+const headersAjv = lazyAjv({ ...strict, removeAdditional: false, useDefaults: false })
 
 type WireValue = string | string[] | undefined
 type WireResult = { value: unknown } | { error: ErrorObject[] }
@@ -139,7 +142,7 @@ function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart:
   const headers = httpPart === 'headers'
   const schema = headers ? lowerCaseNames(declared) : declared
   // Ajv's compile, on first use (plugins/compile-later.ts).
-  const validator = fastify.compileLater(() => (headers ? headersAjv : ajv).compile(schema))
+  const validator = fastify.compileLater(() => (headers ? headersAjv : ajv)().compile(schema))
   const decode = wireDecoder(schema, headers)
   const check = (original: unknown, value: unknown) => {
     const validate = validator()

@@ -58,6 +58,12 @@ await build({
   // CommonJS packages bundled into ESM still call require() for Node's own modules.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
+  // V8 parses every chunk before it runs: without the whitespace (a third of the bytes) the start
+  // was about 90 ms shorter. Names are kept, so stack traces still name the functions; the source
+  // maps beside the files give the lines (NODE_OPTIONS=--enable-source-maps).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
   plugins: [{
     name: 'app-stays-a-file',
     setup (build) {

@@ -41,14 +41,25 @@ export default fp(async function compileLater (fastify) {
     }
   })
 
-  // Fastify's own serialiser compiler (fast-json-stringify), its result made on first use.
+  // Fastify's own serialiser compiler (fast-json-stringify), its result made on first use, and
+  // once per schema: many routes answer with the same one (the error body above all).
   const serializer = SerializerSelector()({}, {})
+  const bySchema = new WeakMap<object, () => (data: unknown) => string>()
   fastify.setSerializerCompiler((route) => {
-    const serialize = fastify.compileLater(() => serializer(route as Parameters<typeof serializer>[0]))
-    return (data) => serialize()(data)
+    let serialize = bySchema.get(route.schema)
+    if (serialize === undefined) {
+      serialize = fastify.compileLater(() => serializer(route as Parameters<typeof serializer>[0]))
+      bySchema.set(route.schema, serialize)
+    }
+    const made = serialize
+    return (data) => made()(data)
   })
 
   fastify.addHook('onListen', async function () {
-    fastify.compilePending().catch((err: unknown) => fastify.log.error({ err }, 'a schema does not compile'))
+    const started = performance.now()
+    const count = pending.length
+    fastify.compilePending().then(
+      () => fastify.log.info({ compiled: count, ms: Math.round(performance.now() - started) }, 'schemas compiled'),
+      (err: unknown) => fastify.log.error({ err }, 'a schema does not compile'))
   })
 }, { name: 'compile-later' })

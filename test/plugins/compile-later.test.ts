@@ -33,6 +33,18 @@ t.test('once the server listens, what was not compiled is compiled in the backgr
   t.pass('the broken schema was compiled, and reported, without any request')
 })
 
+t.test('when all compile, the count and the time are logged', async (t) => {
+  const sink = logSink('info')
+  const server = await buildPlugins(t, (server) => {
+    server.get('/fine', { schema: { querystring: Type.Object({ n: Type.Integer() }), response: { 200: Type.Object({ n: Type.Integer() }) } } }, async (request) => request.query)
+  }, {}, { logger: sink.logger })
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  await until(() => sink.entries.some((entry) => entry.msg === 'schemas compiled'))
+  t.match(sink.entries.find((entry) => entry.msg === 'schemas compiled'), { level: 30, compiled: Number, ms: Number })
+  const fine = await server.inject({ url: '/fine?n=1' })
+  t.same(json(fine), { n: 1 }, 'and the route answers with them')
+})
+
 t.test('every schema of the service compiles', async (t) => {
   for (const env of [{}, { NODE_ENV: 'production', BASE_PATH: '/api', RATE_LIMIT_MAX: '100', COMPRESSION: 'false' }]) {
     const config = loadConfig(env)

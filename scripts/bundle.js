@@ -36,9 +36,9 @@ function autoloaded (dir) {
   ]
 }
 
-/** The entry points: the two programs, the app, and what app.js autoloads from plugins/ and routes/. */
+/** The entry points: the two programs (server.js loads service.js), the app, and what app.js autoloads from plugins/ and routes/. */
 const entryPoints = [
-  ...['server.js', 'cli.js', 'app.js'].map((name) => path.join(dist, name)),
+  ...['server.js', 'service.js', 'cli.js', 'app.js'].map((name) => path.join(dist, name)),
   ...autoloaded(path.join(dist, 'plugins')).filter((file) => path.basename(file) !== 'config.js' || path.dirname(file) !== path.join(dist, 'plugins')),
   ...autoloaded(path.join(dist, 'routes'))
 ]

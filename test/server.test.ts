@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import fs from 'node:fs'
+import module from 'node:module'
 import net from 'node:net'
+import path from 'node:path'
 import t from 'tap'
 import { serverEntry, startServer, testDatabase, until } from './helper.js'
 
@@ -12,6 +15,20 @@ t.test('the production entry point serves /health over HTTP', async (t) => {
   t.same(await res.json(), { status: 'ok' })
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0, 'SIGTERM ends it cleanly')
+})
+
+t.test('the entry point keeps Node\'s compile cache beside the bundle, on a Node that has one', async (t) => {
+  const cache = path.join(path.dirname(serverEntry), '.compile-cache')
+  const server = await startServer(t)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  if (!('enableCompileCache' in module)) {
+    t.pass(`Node ${process.version} has no module compile cache: the service starts without one`)
+    return
+  }
+  // Node writes the cache when a process ends (the build removes it with the rest of dist/bundle).
+  const files = fs.readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+  t.ok(files.length > 0, `${cache} holds the compiled code`)
 })
 
 t.test('start-up is refused for an invalid variable, naming it', async (t) => {

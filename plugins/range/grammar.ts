@@ -89,45 +89,59 @@ function parseOrder (arg: string): RangeOrder {
  * `name Green; order asc; offset 1` → `{ field: 'name', value: 'Green', limit: 100, offset: 1, order: 'asc' }`
  */
 export function parseRange (header: string, fields: ReadonlyMap<string, RangeFieldGrammar>): Range {
-  const names = () => [...fields.keys()].join(', ')
-  const [head = '', ...rest] = header.split(';')
+  // Plain loops and locals: this runs for every paged request (a CPU profile of GET /colors had
+  // array destructuring, a Map of options and an object spread here at about 5 µs a request).
+  const pieces = header.split(';')
+  const head = pieces[0] as string
   const first = tokens(head)
   if (first.length === 0) {
     throw new InvalidRange(header.trim() === ''
-      ? `the header is empty; expected "<field> [<value>][; <option> <arg>]…" with a field of ${names()}`
-      : `no field before the first ";"; expected one of ${names()}`)
+      ? `the header is empty; expected "<field> [<value>][; <option> <arg>]…" with a field of ${fieldNames(fields)}`
+      : `no field before the first ";"; expected one of ${fieldNames(fields)}`)
   }
-  const [field = '', raw] = first
+  const field = first[0] as string
   const grammar = fields.get(field)
   if (grammar === undefined) {
-    throw new InvalidRange(`unknown field ${quote(field)}; the fields are ${names()} (case-sensitive)`)
+    throw new InvalidRange(`unknown field ${quote(field)}; the fields are ${fieldNames(fields)} (case-sensitive)`)
   }
   if (first.length > 2) {
     throw new InvalidRange(`${quote(head.trim())} has more than a field and a value; percent-encode spaces in a value as %20`)
   }
 
-  // Each later piece is exactly `<option> <arg>`; the first occurrence of an option wins.
-  const options = new Map<string, string>()
-  for (const piece of rest) {
+  // Each later piece is exactly `<option> <arg>`; the first occurrence of an option wins, and
+  // options the grammar does not know are left alone.
+  let limit: string | undefined
+  let offset: string | undefined
+  let order: string | undefined
+  for (let i = 1; i < pieces.length; i++) {
+    const piece = pieces[i] as string
     const option = tokens(piece)
     if (option.length !== 2) {
       throw new InvalidRangeOptions(option.length === 0
         ? 'an option is empty (nothing between two ";", or after the last one)'
         : `${quote(piece.trim())} is not "<option> <arg>"`)
     }
-    const [name = '', arg = ''] = option
-    if (!options.has(name)) options.set(name, arg)
+    const arg = option[1] as string
+    switch (option[0]) {
+      case 'limit': limit ??= arg; break
+      case 'offset': offset ??= arg; break
+      case 'order': order ??= arg; break
+    }
   }
 
-  const range: Range = { field, ...grammar.defaults }
+  const { defaults } = grammar
+  const range: Range = { field, limit: defaults.limit, offset: defaults.offset, order: defaults.order }
+  const raw = first[1]
   if (raw !== undefined) range.value = parseValue(field, grammar.type, raw)
-  const limit = options.get('limit')
   if (limit !== undefined) range.limit = parseCount('limit', limit)
-  const offset = options.get('offset')
   if (offset !== undefined) range.offset = parseCount('offset', offset)
-  const order = options.get('order')
   if (order !== undefined) range.order = parseOrder(order)
   return range
+}
+
+/** The field names of a collection, for an error message. */
+function fieldNames (fields: ReadonlyMap<string, RangeFieldGrammar>): string {
+  return [...fields.keys()].join(', ')
 }
 
 /** Matches a lone surrogate, which has no UTF-8 form. */

@@ -15,12 +15,12 @@ declare module 'fastify' {
 }
 
 /**
- * Schemas compiled after the server listens, not before (issue 12: compiling some 50 validators and
- * serialisers at `ready` was a fifth of the cold start). Fastify calls the compilers at `ready`;
- * these return functions that compile on their first call. Once the server listens, what has not been
- * compiled yet is compiled in the background, one schema per turn of the event loop, so that a
- * request arriving meanwhile waits for one compile at most; a request that needs a schema first
- * compiles it itself.
+ * Schemas compiled after the server listens, not before (issue 12: compiling the validators and
+ * serialisers of some 50 routes at `ready` was a fifth of the cold start). Fastify calls the
+ * compilers at `ready`; these return functions that compile on their first call. Once the server
+ * listens, what has not been compiled yet is compiled in the background, one schema per turn of the
+ * event loop, so that a request arriving meanwhile waits for one compile at most; a request that
+ * needs a schema first compiles it itself.
  */
 export default fp(async function compileLater (fastify) {
   let pending: Array<() => unknown> = []

@@ -2,13 +2,14 @@
 // dist/bundle/, which `npm start` and the Docker image run. Loading some 600 modules one by one was
 // about a fifth of the cold start; the bundle loads a few dozen files.
 //
-// The tree stays the same shape: every file of dist/ is an entry of its own, at the same place
-// under dist/bundle/, because @fastify/autoload reads plugins/ and routes/ beside app.js at start-up;
-// what the entries share goes to dist/bundle/chunks/. Packages that start worker threads from files
-// beside their own code (pino's transports) or load optional drivers (pg, postgrator) stay in
-// node_modules. @fastify/swagger-ui is bundled (kept apart, it loaded a second @fastify/static and
-// the 80 files of `yaml` one by one: about 110 ms of the start), and finds its assets in its package
-// directory, which the bundle resolves at run time. dist/ itself is left as it is, for `fastify start`.
+// The tree stays the same shape: the programs, app.js and every file @fastify/autoload loads from
+// plugins/ and routes/ are entries, each at its own place under dist/bundle/, because autoload reads
+// those directories beside app.js at start-up; the rest of the code goes to dist/bundle/chunks/.
+// Packages that start worker threads from files beside their own code (pino's transports) or load
+// optional drivers (pg, postgrator) stay in node_modules. @fastify/swagger-ui is bundled (kept
+// apart, it loaded a second @fastify/static and the 80 files of `yaml` one by one: about 110 ms of
+// the start), and finds its assets in its package directory, which the bundle resolves at run time.
+// dist/ itself is left as it is, for `fastify start`.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

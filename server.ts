@@ -6,9 +6,9 @@ import path from 'node:path'
  * 22.1 and later), then the service (service.ts). V8 keeps the code it compiled in
  * `.compile-cache/` beside this file, and later starts read it instead of parsing the bundle
  * again; the Docker image fills it when it is built. NODE_COMPILE_CACHE chooses another directory
- * (Node then turns the cache on itself), NODE_DISABLE_COMPILE_CACHE=1 turns it off. The service is
+ * (Node turns the cache on there itself, and this call does nothing), NODE_DISABLE_COMPILE_CACHE=1 turns it off. The service is
  * imported only now: its modules are parsed once the cache is on.
  */
 const { enableCompileCache } = module as { enableCompileCache?: (directory: string) => unknown }
-if (process.env.NODE_COMPILE_CACHE === undefined) enableCompileCache?.(path.join(import.meta.dirname, '.compile-cache'))
+enableCompileCache?.(path.join(import.meta.dirname, '.compile-cache'))
 await import('./service.js')

@@ -5,7 +5,7 @@
 // ≤ 1.25 on each endpoint, at LOG_LEVEL=warn; the service at LOG_LEVEL=info is measured beside it
 // (what the two request log lines cost).
 // BENCH_SETS (3), BENCH_ROUNDS (1 per set) and BENCH_DURATION (seconds): `BENCH_SETS=1 BENCH_DURATION=1 npm run bench -- endpoints` is a quick run.
-import { ENDPOINTS, capture, compare, generator, median, printTable, startFastifyFloor, startRaw, startService } from './lib.js'
+import { ENDPOINTS, captureEndpoints, compare, generator, median, printTable, startFastifyFloor, startRaw, startService } from './lib.js'
 
 const TARGET = 1.25
 const sets = Number(process.env.BENCH_SETS ?? 3)
@@ -35,17 +35,8 @@ async function measureSet (fixtures) {
 }
 
 // The bytes the baselines replay: what the service answers for each endpoint.
-const fixtures = {}
 const service = await startService(env)
-try {
-  for (const { path, headers } of ENDPOINTS) {
-    const answer = await capture(service.url, path, headers)
-    if (answer.status >= 300) throw new Error(`${path}: the service answers ${answer.status}`)
-    fixtures[path] = answer
-  }
-} finally {
-  await service.stop()
-}
+const fixtures = await captureEndpoints(service.url).finally(() => service.stop())
 
 const measured = []
 for (let set = 0; set < sets; set++) measured.push(await measureSet(fixtures))

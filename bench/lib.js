@@ -118,6 +118,17 @@ export async function capture (baseUrl, requestPath, headers = {}) {
   return { status: res.status, headers: kept, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
 }
 
+/** What the service at `baseUrl` answers for each of ENDPOINTS, by path: the bytes the baselines replay. */
+export async function captureEndpoints (baseUrl) {
+  const fixtures = {}
+  for (const { path: endpoint, headers } of ENDPOINTS) {
+    const answer = await capture(baseUrl, endpoint, headers)
+    if (answer.status >= 300) throw new Error(`${endpoint}: the service answers ${answer.status}`)
+    fixtures[endpoint] = answer
+  }
+  return fixtures
+}
+
 /** wrk (Debian's `wrk`), when the machine has it: a load generator in C, one thread. */
 const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((file) => fs.existsSync(file))
 export const generator = WRK === undefined ? 'autocannon (install wrk for steadier figures)' : 'wrk -t1'

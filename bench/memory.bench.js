@@ -3,7 +3,7 @@
 // has run (30 s: it gives back the young generation that start-up grew, some 30 MB here), and after
 // BENCH_MEMORY_SECONDS (60) of mixed load (the endpoints of endpoints.bench.js in turn, 50
 // connections). VmRSS from /proc, and the peak (VmHWM).
-import { ENDPOINTS, capture, load, printTable, startFastifyFloor, startService } from './lib.js'
+import { ENDPOINTS, captureEndpoints, load, printTable, startFastifyFloor, startService } from './lib.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 60)
@@ -11,9 +11,7 @@ const seconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 60)
 const service = await startService({ DOCS_CATCH_ALL: 'false' })
 let floor
 try {
-  const fixtures = {}
-  for (const { path, headers } of ENDPOINTS) fixtures[path] = await capture(service.url, path, headers)
-  floor = await startFastifyFloor(fixtures)
+  floor = await startFastifyFloor(await captureEndpoints(service.url))
   await sleep(2000)
   const rows = []
   const started = { service: service.rssMb(), 'bare Fastify': floor.rssMb() }

@@ -44,15 +44,19 @@ export default fp(async function compileLater (fastify) {
   // Fastify's own serialiser compiler (fast-json-stringify), its result made on first use, and
   // once per schema: many routes answer with the same one (the error body above all).
   const serializer = SerializerSelector()({}, {})
+  type Route = Parameters<typeof serializer>[0]
   const bySchema = new WeakMap<object, () => (data: unknown) => string>()
-  fastify.setSerializerCompiler((route) => {
-    let serialize = bySchema.get(route.schema)
+  function serializerOf (route: Route) {
+    let serialize = bySchema.get(route.schema as object)
     if (serialize === undefined) {
-      serialize = fastify.compileLater(() => serializer(route as Parameters<typeof serializer>[0]))
-      bySchema.set(route.schema, serialize)
+      serialize = fastify.compileLater(() => serializer(route))
+      bySchema.set(route.schema as object, serialize)
     }
-    const made = serialize
-    return (data) => made()(data)
+    return serialize
+  }
+  fastify.setSerializerCompiler((route) => {
+    const serialize = serializerOf(route as Route)
+    return (data) => serialize()(data)
   })
 
   fastify.addHook('onListen', async function () {

@@ -40,7 +40,8 @@ function autoloaded (dir) {
 /** The entry points: the two programs (server.js loads service.js), the app, and what app.js autoloads from plugins/ and routes/. */
 const entryPoints = [
   ...['server.js', 'service.js', 'cli.js', 'app.js'].map((name) => path.join(dist, name)),
-  ...autoloaded(path.join(dist, 'plugins')).filter((file) => path.basename(file) !== 'config.js' || path.dirname(file) !== path.join(dist, 'plugins')),
+  // plugins/config.js is registered by app.js itself, not autoloaded.
+  ...autoloaded(path.join(dist, 'plugins')).filter((file) => file !== path.join(dist, 'plugins', 'config.js')),
   ...autoloaded(path.join(dist, 'routes'))
 ]
 

@@ -1,14 +1,77 @@
-import module from 'node:module'
+import fs from 'node:fs'
+import Module, { createRequire } from 'node:module'
 import path from 'node:path'
+import vm from 'node:vm'
+import zlib from 'node:zlib'
 
 /**
- * The container's entry (`node dist/bundle/server.js`): Node's module compile cache first (Node
- * 22.1 and later), then the service (service.ts). V8 keeps the code it compiled in
- * `.compile-cache/` beside this file, and later starts read it instead of parsing the bundle
- * again; the Docker image fills it when it is built. NODE_COMPILE_CACHE chooses another directory
- * (Node turns the cache on there itself, and this call does nothing), NODE_DISABLE_COMPILE_CACHE=1 turns it off. The service is
- * imported only now: its modules are parsed once the cache is on.
+ * The container's entry (`node dist/bundle/server.js`). The production build puts the whole
+ * service into one CommonJS file beside this one, service.cjs (scripts/bundle.js), which runs here
+ * through V8's code cache: the code V8 compiled while the service started, kept in
+ * `.compile-cache/` beside this file (or in NODE_COMPILE_CACHE), is read back instead of parsing
+ * and compiling the bundle again. The first start without a cache writes it once the service
+ * listens; the Docker image is built with it. NODE_DISABLE_COMPILE_CACHE=1 turns it off, with
+ * Node's own module cache (22.1+), which is on for the few modules outside the bundle (pino, the
+ * database driver).
+ *
+ * Elsewhere (tsc's dist/, no bundle beside it) the service is imported as it is.
  */
-const { enableCompileCache } = module as { enableCompileCache?: (directory: string) => unknown }
-enableCompileCache?.(path.join(import.meta.dirname, '.compile-cache'))
-await import('./service.js')
+type Service = typeof import('./service.js')
+
+const bundle = path.join(import.meta.dirname, 'service.cjs')
+const cacheDirectory = process.env.NODE_COMPILE_CACHE ?? path.join(import.meta.dirname, '.compile-cache')
+const cacheOff = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined
+
+const { enableCompileCache } = Module as { enableCompileCache?: (directory: string) => unknown }
+enableCompileCache?.(cacheDirectory)
+
+if (fs.existsSync(bundle)) {
+  const { service, saveCache } = load(bundle)
+  await service.start()
+  saveCache()
+} else {
+  await (await import('./service.js')).start()
+}
+
+/**
+ * Runs the bundle as Node runs a CommonJS module, with the cached code when there is some for this
+ * very file (by its CRC) on this Node; `saveCache` writes it when there was none.
+ */
+function load (file: string): { service: Service, saveCache: () => void } {
+  const source = fs.readFileSync(file)
+  const cacheFile = path.join(cacheDirectory, `service-${zlib.crc32(source).toString(16)}-${process.version}-${process.arch}.bin`)
+  let cachedData: Buffer | undefined
+  if (!cacheOff) {
+    try {
+      cachedData = fs.readFileSync(cacheFile)
+    } catch {}
+  }
+  const script = new vm.Script(Module.wrap(source.toString('utf8')), {
+    filename: file,
+    cachedData,
+    // An import() in the bundle (autoload's, for ES modules) loads as in the rest of the process.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  })
+  const module = new Module(file)
+  module.filename = file
+  const require = createRequire(file)
+  // The files autoload requires take their modules from this one (see scripts/bundle.js).
+  require.cache[file] = module
+  script.runInThisContext().call(module.exports, module.exports, require, module, file, path.dirname(file))
+  module.loaded = true
+  return {
+    service: module.exports as Service,
+    saveCache () {
+      if (cacheOff || (cachedData !== undefined && !script.cachedDataRejected)) return
+      try {
+        // Written aside and renamed: replicas sharing the directory never read half a file.
+        fs.mkdirSync(cacheDirectory, { recursive: true })
+        const partial = `${cacheFile}.${process.pid}`
+        fs.writeFileSync(partial, script.createCachedData())
+        fs.renameSync(partial, cacheFile)
+      } catch {
+        // A read-only directory: the service runs as well, it only starts slower.
+      }
+    }
+  }
+}

@@ -2,9 +2,8 @@
 // dist/bundle/server.js`, production settings) against a bare Fastify app with one route on the same Node,
 // in alternating runs of the same bench. Medians of BENCH_COLD_RUNS (15: a single start moves by
 // ±20 % on this machine). Target: service / bare ≤ 1.5.
-// The service keeps Node's compile cache beside the bundle (server.ts): the first run fills it,
-// as the Docker build does; on a Node that has one it is measured without it too.
-import module from 'node:module'
+// The service keeps V8's code cache beside the bundle (server.ts): the first run writes it, as the
+// Docker build does; the service is also measured without it (NODE_DISABLE_COMPILE_CACHE=1).
 import path from 'node:path'
 import { median, printTable, root, serverEntry, startProcess } from './lib.js'
 
@@ -13,10 +12,7 @@ const runs = Number(process.env.BENCH_COLD_RUNS ?? 15)
 const production = { LOG_LEVEL: 'warn', NODE_ENV: 'production' }
 const sides = {
   service: { args: [serverEntry], env: production, ms: [] },
-  // On a Node with a module compile cache (22.1+), the service also without it: what the cache gives.
-  ...(module.enableCompileCache === undefined
-    ? {}
-    : { 'service, no compile cache': { args: [serverEntry], env: { ...production, NODE_DISABLE_COMPILE_CACHE: '1' }, ms: [] } }),
+  'service, no code cache': { args: [serverEntry], env: { ...production, NODE_DISABLE_COMPILE_CACHE: '1' }, ms: [] },
   'bare Fastify': { args: [path.join(root, 'bench', 'fastify-floor.js')], env: { LOG_LEVEL: 'warn' }, ms: [] }
 }
 for (let i = 0; i < runs; i++) {

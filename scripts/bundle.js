@@ -1,14 +1,20 @@
 // The production build: dist/ (tsc's output, one file per module) bundled by esbuild into
-// dist/bundle/, which `npm start` and the Docker image run. Loading some 600 modules one by one was
-// about a fifth of the cold start; the bundle loads a few dozen files.
+// dist/bundle/, which `npm start` and the Docker image run.
 //
-// The tree stays the same shape: the programs, app.js and every file @fastify/autoload loads from
-// plugins/ and routes/ are entries, each at its own place under dist/bundle/, because autoload reads
-// those directories beside app.js at start-up; the rest of the code goes to dist/bundle/chunks/.
+// - dist/bundle/service.cjs: the whole service in one CommonJS file, the libraries with it. Loading
+//   some 600 modules one by one was about a fifth of the cold start. server.js (server.ts) runs it
+//   through V8's code cache, which only a classic script can be given on every Node we run; an ES
+//   module can't (Node 20 has no module compile cache, and Node 22's keeps only what V8 compiles
+//   before a module runs, not the functions it compiles while the service starts).
+// - dist/bundle/plugins/, dist/bundle/routes/: the files @fastify/autoload loads, each a line that
+//   takes its module from service.cjs. Autoload still reads the tree at start-up (beside app.js,
+//   which is in service.cjs, whose directory is dist/bundle): the layout and its prefixes stay the
+//   same.
+// - dist/bundle/server.js: the entry, server.ts.
+//
 // Packages that start worker threads from files beside their own code (pino's transports) or load
-// optional drivers (pg, postgrator) stay in node_modules. @fastify/swagger-ui is bundled (kept
-// apart, it loaded a second @fastify/static and the 80 files of `yaml` one by one: about 110 ms of
-// the start), and finds its assets in its package directory, which the bundle resolves at run time.
+// optional drivers (pg, postgrator) stay in node_modules. @fastify/swagger-ui is bundled and finds
+// its assets in its package directory, which the bundle resolves at run time.
 // dist/ itself is left as it is, for `fastify start`.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -25,8 +31,7 @@ const EXTERNAL = [
 
 /**
  * The files @fastify/autoload loads from a directory: its index.js alone when it has one, else
- * every module; and the same in each subdirectory. The other modules are only imported, so they
- * live in the chunks: fewer entries make fewer chunks for Node to load.
+ * every module; and the same in each subdirectory.
  */
 function autoloaded (dir) {
   const found = fs.readdirSync(dir, { withFileTypes: true })
@@ -37,48 +42,70 @@ function autoloaded (dir) {
   ]
 }
 
-/** The entry points: the two programs (server.js loads service.js), the app, and what app.js autoloads from plugins/ and routes/. */
-const entryPoints = [
-  ...['server.js', 'service.js', 'cli.js', 'app.js'].map((name) => path.join(dist, name)),
-  // plugins/config.js is registered by app.js itself, not autoloaded.
-  ...autoloaded(path.join(dist, 'plugins')).filter((file) => file !== path.join(dist, 'plugins', 'config.js')),
-  ...autoloaded(path.join(dist, 'routes'))
-]
+// plugins/config.js is registered by app.js itself, not autoloaded.
+const loaded = [...autoloaded(path.join(dist, 'plugins')), ...autoloaded(path.join(dist, 'routes'))]
+  .filter((file) => file !== path.join(dist, 'plugins', 'config.js'))
+  .map((file) => path.relative(dist, file).split(path.sep).join('/'))
 
-fs.rmSync(outdir, { recursive: true, force: true })
-await build({
-  entryPoints,
-  outbase: dist,
-  outdir,
+/** service.cjs exports start() and, by path, a loader of each module autoload loads. */
+const main = [
+  `export { start } from ${JSON.stringify(path.join(dist, 'service.js'))}`,
+  'export const modules = {',
+  ...loaded.map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path.join(dist, name))}),`),
+  '}'
+].join('\n')
+
+const bundled = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  chunkNames: 'chunks/[name]-[hash]',
-  external: EXTERNAL,
-  // CommonJS packages bundled into ESM still call require() for Node's own modules.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
-  // V8 parses every chunk before it runs: without the whitespace (a third of the bytes) the start
+  // V8 parses all of it before it runs: without the whitespace (a third of the bytes) the start
   // was about 90 ms shorter. Names are kept, so stack traces still name the functions; the source
   // maps beside the files give the lines (NODE_OPTIONS=--enable-source-maps).
   minifyWhitespace: true,
   minifySyntax: true,
-  sourcemap: 'linked',
+  sourcemap: 'linked'
+}
+
+fs.rmSync(outdir, { recursive: true, force: true })
+await build({
+  ...bundled,
+  stdin: { contents: main, resolveDir: dist, sourcefile: 'bundle-main.js' },
+  outfile: path.join(outdir, 'service.cjs'),
+  format: 'cjs',
+  external: EXTERNAL,
+  // A CommonJS file has no import.meta: the modules that ask for their directory (app.js, for the
+  // plugins/ and routes/ beside it; plugins/config.js, to find package.json) get the bundle's,
+  // dist/bundle, the same place in the tree as dist/.
+  define: { 'import.meta.dirname': '__dirname' },
+  // swagger-ui's require.resolve below finds the installed package on purpose.
+  logOverride: { 'require-resolve-not-external': 'silent' },
   plugins: [{
-    name: 'app-stays-a-file',
+    name: 'compress-checks-like-fastify',
     setup (build) {
-      // app.js finds plugins/ and routes/ beside itself (import.meta.dirname): server.js and cli.js
-      // import it as a file of its own instead of from a chunk.
-      build.onResolve({ filter: /^\.\/app\.js$/ }, (args) =>
-        path.dirname(args.importer) === dist ? { path: './app.js', external: true } : undefined)
+      // @fastify/compress asks each payload `instanceof Response` and `instanceof ReadableStream`:
+      // reading those globals the first time loads Node's bundled undici, about 10 ms of the first
+      // response, which a bare Fastify app does not pay. The same questions asked as Fastify's
+      // reply.send asks them (lib/reply.js) load nothing. The build fails if the code changed.
+      const checks = {
+        'return obj instanceof ReadableStream': "return obj !== null && typeof obj === 'object' && typeof obj.getReader === 'function'",
+        'return obj instanceof Response': "return obj !== null && typeof obj === 'object' && Object.prototype.toString.call(obj) === '[object Response]'"
+      }
+      build.onLoad({ filter: /[\\/]@fastify[\\/]compress[\\/]lib[\\/]utils\.js$/ }, async (args) => {
+        let source = await fs.promises.readFile(args.path, 'utf8')
+        for (const [from, to] of Object.entries(checks)) {
+          if (!source.includes(from)) throw new Error(`${args.path}: "${from}" is gone; see scripts/bundle.js`)
+          source = source.replace(from, to)
+        }
+        return { contents: source, loader: 'js' }
+      })
     }
   }, {
     name: 'swagger-ui-assets',
     setup (build) {
-      // Its modules read their assets (static/) relative to __dirname, which a bundle has not: the
-      // directory becomes the installed package's, resolved when the bundle runs.
+      // Its modules read their assets (static/) relative to __dirname, which is the bundle's now:
+      // the directory becomes the installed package's, resolved when the bundle runs.
       build.onLoad({ filter: /\.js$/ }, async (args) => {
         if (!args.path.startsWith(SWAGGER_UI + path.sep)) return undefined
         const source = await fs.promises.readFile(args.path, 'utf8')
@@ -88,4 +115,21 @@ await build({
       })
     }
   }]
+})
+
+// What autoload finds: each module, taken from service.cjs (which server.js has loaded by then).
+for (const name of loaded) {
+  const file = path.join(outdir, name)
+  const main = path.relative(path.dirname(file), path.join(outdir, 'service.cjs')).split(path.sep).join('/')
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file.replace(/\.js$/, '.cjs'), `module.exports = require('./${main}').modules[${JSON.stringify(name)}]()\n`)
+}
+
+// The entry: server.ts, which loads the rest from service.cjs at run time.
+await build({
+  ...bundled,
+  entryPoints: [path.join(dist, 'server.js')],
+  outfile: path.join(outdir, 'server.js'),
+  format: 'esm',
+  external: ['./service.js']
 })

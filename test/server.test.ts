@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
-import module from 'node:module'
 import net from 'node:net'
 import path from 'node:path'
 import t from 'tap'
@@ -17,18 +16,42 @@ t.test('the production entry point serves /health over HTTP', async (t) => {
   t.equal(await server.exited, 0, 'SIGTERM ends it cleanly')
 })
 
-t.test('the entry point keeps Node\'s compile cache beside the bundle, on a Node that has one', async (t) => {
-  const cache = path.join(path.dirname(serverEntry), '.compile-cache')
-  const server = await startServer(t)
-  server.child.kill('SIGTERM')
-  t.equal(await server.exited, 0)
-  if (!('enableCompileCache' in module)) {
-    t.pass(`Node ${process.version} has no module compile cache: the service starts without one`)
-    return
+t.test('the entry point runs the bundle through V8\'s code cache, written at the first start and read after', async (t) => {
+  const directory = t.testdir()
+  const env = { NODE_COMPILE_CACHE: directory, NODE_ENV: 'production' }
+  const cacheFiles = () => fs.readdirSync(directory).filter((name) => /^service-[0-9a-f]+-v[\d.]+-\w+\.bin$/.test(name))
+  const run = async (extra: Record<string, string> = {}) => {
+    const server = await startServer(t, { ...env, ...extra })
+    t.equal((await fetch(`${server.url}/health`)).status, 200, 'it serves')
+    return server
   }
-  // Node writes the cache when a process ends (the build removes it with the rest of dist/bundle).
-  const files = fs.readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
-  t.ok(files.length > 0, `${cache} holds the compiled code`)
+  const stop = async (server: Awaited<ReturnType<typeof startServer>>) => {
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0)
+  }
+
+  const first = await run()
+  await until(() => cacheFiles().length === 1)
+  await stop(first)
+  const [name] = cacheFiles() as [string]
+  const file = path.join(directory, name)
+  t.ok(fs.statSync(file).size > 100_000, `${name} holds the code compiled while the service started`)
+
+  // A cache that V8 takes is left as it is; one written anew would be another file (renamed in).
+  const written = fs.statSync(file).ino
+  await stop(await run())
+  t.equal(fs.statSync(file).ino, written, 'the second start reads it and does not write it again')
+
+  // Damaged (or from another V8): refused by V8, the service starts all the same and replaces it.
+  fs.writeFileSync(file, Buffer.alloc(4096, 7))
+  await stop(await run())
+  await until(() => fs.statSync(file).size > 100_000)
+  t.pass('a damaged cache is replaced')
+
+  // Node's own switch turns it off: nothing is read or written.
+  const off = t.testdir()
+  await stop(await run({ NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' }))
+  t.same(fs.readdirSync(off), [], 'NODE_DISABLE_COMPILE_CACHE=1 writes nothing')
 })
 
 t.test('start-up is refused for an invalid variable, naming it', async (t) => {

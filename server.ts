@@ -46,12 +46,7 @@ function load (file: string): { service: Service, saveCache: () => void } {
       cachedData = fs.readFileSync(cacheFile)
     } catch {}
   }
-  const script = new vm.Script(Module.wrap(source.toString('utf8')), {
-    filename: file,
-    cachedData,
-    // An import() in the bundle (autoload's, for ES modules) loads as in the rest of the process.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
-  })
+  const script = new vm.Script(Module.wrap(source.toString('utf8')), { filename: file, cachedData })
   const module = new Module(file)
   module.filename = file
   const require = createRequire(file)

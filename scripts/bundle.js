@@ -82,6 +82,19 @@ await build({
   // swagger-ui's require.resolve below finds the installed package on purpose.
   logOverride: { 'require-resolve-not-external': 'silent' },
   plugins: [{
+    name: 'esm-only-externals',
+    setup (build) {
+      // postgrator is an ES module only, and stays outside (see EXTERNAL). The bundle, CommonJS,
+      // require()s it (Node 20.19 and 22.12 load an ES module that way), and takes its default
+      // export: esbuild would otherwise hand our `import Postgrator from` the whole namespace. No
+      // import() in the bundle: a script run through the code cache has no loader for one on Node 20.
+      build.onResolve({ filter: /^postgrator$/ }, (args) => args.namespace === 'esm-only'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'esm-only' })
+      build.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) =>
+        ({ contents: `module.exports = require(${JSON.stringify(args.path)}).default`, loader: 'js' }))
+    }
+  }, {
     name: 'compress-checks-like-fastify',
     setup (build) {
       // @fastify/compress asks each payload `instanceof Response` and `instanceof ReadableStream`:

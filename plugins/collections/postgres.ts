@@ -4,6 +4,7 @@ import createError from '@fastify/error'
 import fastifyPostgres from '@fastify/postgres'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pg from 'pg'
+import Postgrator from 'postgrator'
 import { projectRoot, type Config } from '../config.js'
 import { exposed } from '../errors.js'
 import type { Repository, Store } from './index.js'
@@ -122,8 +123,6 @@ const MIGRATION_LOCK = 0x73657276616e7421n
  */
 export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, 'info'>): Promise<void> {
   const { rows } = await client.query<{ database: string }>('SELECT current_database() AS database')
-  // An ES module only: imported as one, also from the production bundle, which is CommonJS.
-  const { default: Postgrator } = await import('postgrator')
   const postgrator = new Postgrator({
     migrationPattern: path.join(projectRoot, 'migrations', '*.sql'),
     driver: 'pg',

@@ -237,12 +237,12 @@ export interface RunningServer {
 }
 
 /**
- * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`) on a free port
- * and resolves once it listens. The process is killed when the test ends, if still running.
+ * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`; or `entry`)
+ * on a free port and resolves once it listens. The process is killed when the test ends, if still running.
  */
-export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd() } = {}): Promise<RunningServer> {
-  if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`)
-  const child = spawn(process.execPath, [serverEntry], {
+export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry } = {}): Promise<RunningServer> {
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`)
+  const child = spawn(process.execPath, [entry], {
     cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...TEST_ENV, ...env },
     stdio: ['ignore', 'pipe', 'inherit']

@@ -52,6 +52,17 @@ t.test('the entry point runs the bundle through V8\'s code cache, written at the
   const off = t.testdir()
   await stop(await run({ NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' }))
   t.same(fs.readdirSync(off), [], 'NODE_DISABLE_COMPILE_CACHE=1 writes nothing')
+
+  // A directory it cannot write (here: below a file) costs the speed only.
+  const blocked = path.join(t.testdir({ file: '' }), 'file', 'cache')
+  await stop(await run({ NODE_COMPILE_CACHE: blocked }))
+})
+
+t.test('without a bundle beside it (tsc\'s dist/), the entry point imports the service as it is', async (t) => {
+  const server = await startServer(t, {}, { entry: path.join(path.dirname(serverEntry), '..', 'server.js') })
+  t.equal((await fetch(`${server.url}/health`)).status, 200)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
 })
 
 t.test('start-up is refused for an invalid variable, naming it', async (t) => {

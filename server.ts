@@ -47,6 +47,7 @@ function load (file: string): { service: Service, saveCache: () => void } {
     } catch {}
   }
   const script = new vm.Script(Module.wrap(source.toString('utf8')), { filename: file, cachedData })
+  const stale = !cacheOff && (cachedData === undefined || script.cachedDataRejected === true)
   const module = new Module(file)
   module.filename = file
   const require = createRequire(file)
@@ -54,19 +55,19 @@ function load (file: string): { service: Service, saveCache: () => void } {
   require.cache[file] = module
   script.runInThisContext().call(module.exports, module.exports, require, module, file, path.dirname(file))
   module.loaded = true
-  return {
-    service: module.exports as Service,
-    saveCache () {
-      if (cacheOff || (cachedData !== undefined && !script.cachedDataRejected)) return
-      try {
-        // Written aside and renamed: replicas sharing the directory never read half a file.
-        fs.mkdirSync(cacheDirectory, { recursive: true })
-        const partial = `${cacheFile}.${process.pid}`
-        fs.writeFileSync(partial, script.createCachedData())
-        fs.renameSync(partial, cacheFile)
-      } catch {
-        // A read-only directory: the service runs as well, it only starts slower.
-      }
-    }
+  // Nothing here keeps the file or the cache read in memory (4 MB) once the service runs.
+  return { service: module.exports as Service, saveCache: stale ? () => writeCache(script, cacheFile) : () => {} }
+}
+
+/** The code V8 has compiled for `script` so far, into `file`. */
+function writeCache (script: vm.Script, file: string): void {
+  try {
+    // Written aside and renamed: replicas sharing the directory never read half a file.
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const partial = `${file}.${process.pid}`
+    fs.writeFileSync(partial, script.createCachedData())
+    fs.renameSync(partial, file)
+  } catch {
+    // A read-only directory: the service runs as well, it only starts slower.
   }
 }

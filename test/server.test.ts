@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import t from 'tap'
-import { serverEntry, startServer, testDatabase, until } from './helper.js'
+import { serverEntry, startServer, testDatabase, until, type RunningServer } from './helper.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
   const server = await startServer(t)
@@ -25,7 +25,7 @@ t.test('the entry point runs the bundle through V8\'s code cache, written at the
     t.equal((await fetch(`${server.url}/health`)).status, 200, 'it serves')
     return server
   }
-  const stop = async (server: Awaited<ReturnType<typeof startServer>>) => {
+  const stop = async (server: RunningServer) => {
     server.child.kill('SIGTERM')
     t.equal(await server.exited, 0)
   }

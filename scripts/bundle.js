@@ -131,11 +131,12 @@ await build({
 })
 
 // What autoload finds: each module, taken from service.cjs (which server.js has loaded by then).
+// `name` is a path below dist/ with / between its parts, as is the file's below dist/bundle/.
 for (const name of loaded) {
-  const file = path.join(outdir, name)
-  const main = path.relative(path.dirname(file), path.join(outdir, 'service.cjs')).split(path.sep).join('/')
+  const file = path.join(outdir, name.replace(/\.js$/, '.cjs'))
+  const up = '../'.repeat(name.split('/').length - 1)
   fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file.replace(/\.js$/, '.cjs'), `module.exports = require('./${main}').modules[${JSON.stringify(name)}]()\n`)
+  fs.writeFileSync(file, `module.exports = require('${up}service.cjs').modules[${JSON.stringify(name)}]()\n`)
 }
 
 // The entry: server.ts, which loads the rest from service.cjs at run time.

@@ -1,0 +1,42 @@
+// Where the CPU time of a request goes between raw node:http and the service, on GET /hello?name=x:
+// a ladder of servers answering the same bytes, each rung adding one kind of work to the one below
+// (ladder-server.js), then the service without its production plugins (service-without-edge.js)
+// and the service. All run side by side and are loaded in rapid alternation (many short rounds):
+// the machine's drift hits every rung alike. Server CPU time per request from /proc, medians.
+// BENCH_ROUNDS and BENCH_DURATION (seconds) change the run: `BENCH_ROUNDS=5 npm run bench -- ladder`.
+import path from 'node:path'
+import { captureEndpoints, compare, printTable, root, startProcess, startRaw, startService } from './lib.js'
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
+const duration = Number(process.env.BENCH_DURATION ?? 1)
+const env = { DOCS_CATCH_ALL: 'false' }
+const ENDPOINT = '/hello?name=x'
+
+const first = await startService(env)
+const fixtures = await captureEndpoints(first.url).finally(() => first.stop())
+const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
+const rung = (n) => startProcess([path.join(root, 'bench', 'ladder-server.js')], { FIXTURES: encoded, RUNG: String(n) }, '/health')
+
+const servers = {
+  'raw node:http': await startRaw(fixtures),
+  'Fastify, logger off': await rung(1),
+  '+ pino logger at warn (bare Fastify)': await rung(2),
+  '+ route schema, async handler': await rung(3),
+  '+ 10 hooks doing nothing': await rung(4),
+  'the service without its production plugins': await startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health'),
+  'the service': await startService(env)
+}
+try {
+  const results = await compare(Object.values(servers), ENDPOINT, { rounds, duration })
+  const raw = results[0].cpuMicros
+  printTable(Object.keys(servers).map((name, index) => ({
+    server: name,
+    'µs CPU/req': Number(results[index].cpuMicros.toFixed(1)),
+    '/ raw': Number((results[index].cpuMicros / raw).toFixed(2)),
+    'µs added': index === 0 ? '' : Number((results[index].cpuMicros - results[index - 1].cpuMicros).toFixed(1)),
+    'req/s': Math.round(results[index].rps)
+  })))
+  console.log(`Node ${process.version}, GET ${ENDPOINT}, ${rounds} alternating round(s) of ${duration} s, medians`)
+} finally {
+  for (const server of Object.values(servers)) await server.stop()
+}

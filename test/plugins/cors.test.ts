@@ -28,7 +28,8 @@ t.test('no origin allowed by default: a preflight is answered as one, and allows
   const simple = await app.inject({ url: '/hello', headers: { origin: SHOP } })
   t.equal(simple.statusCode, 200)
   t.notOk(simple.headers['access-control-allow-origin'])
-  t.match(simple.headers.vary, /Origin/)
+  t.notOk(simple.headers['access-control-expose-headers'], 'nothing to expose to an origin that may not read')
+  t.notOk(simple.headers.vary, 'the answer is the same whatever the origin')
 })
 
 t.test('CORS_ORIGINS: a listed origin is allowed, others are not', async (t) => {
@@ -57,13 +58,24 @@ t.test('CORS_ORIGINS: a listed origin is allowed, others are not', async (t) => 
 
   const noOrigin = await app.inject({ url: '/users' })
   t.notOk(noOrigin.headers['access-control-allow-origin'], 'not a CORS request: no origin allowed')
-  t.match(noOrigin.headers.vary, /Origin/, 'the answer still varies with Origin')
+  t.notOk(noOrigin.headers['access-control-expose-headers'], 'not a CORS request: nothing exposed')
+  t.equal(noOrigin.headers.vary, 'Origin, Accept', 'the answer still varies with Origin')
+  const otherSimple = await app.inject({ url: '/hello', headers: { origin: 'https://evil.example' } })
+  t.notOk(otherSimple.headers['access-control-allow-origin'], 'another origin: nothing allowed')
+  t.notOk(otherSimple.headers['access-control-expose-headers'], 'another origin: nothing exposed')
+  t.equal(otherSimple.headers.vary, 'Origin')
 })
 
 t.test('CORS_ORIGINS=*: any origin', async (t) => {
   const app = await build(t, { CORS_ORIGINS: '*' })
   t.equal((await app.inject(preflight('/users', 'https://anyone.example', 'POST'))).headers['access-control-allow-origin'], '*')
-  t.equal((await app.inject({ url: '/hello', headers: { origin: 'https://anyone.example' } })).headers['access-control-allow-origin'], '*')
+  const simple = await app.inject({ url: '/hello', headers: { origin: 'https://anyone.example' } })
+  t.equal(simple.headers['access-control-allow-origin'], '*')
+  t.match(simple.headers['access-control-expose-headers'], /\bX-Request-Id\b/)
+  t.notOk(simple.headers.vary, 'the same answer for every origin')
+  const noOrigin = await app.inject({ url: '/hello' })
+  t.notOk(noOrigin.headers['access-control-allow-origin'], 'not a CORS request')
+  t.notOk(noOrigin.headers['access-control-expose-headers'], 'not a CORS request')
 })
 
 t.test('an OPTIONS request that is not a preflight is a method the path does not have', async (t) => {

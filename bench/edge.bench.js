@@ -5,15 +5,14 @@
 // requests/s is shown but moves more. Two kinds of request: a bare GET, and one as a browser or a
 // proxy sends it (Accept-Encoding, X-Request-Id, an allowed Origin).
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- edge`.
-import path from 'node:path'
-import { compare, printTable, root, startProcess, startService } from './lib.js'
+import { compare, printTable, startService, startServiceWithoutEdge } from './lib.js'
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const duration = Number(process.env.BENCH_DURATION ?? 4)
 const env = { DOCS_CATCH_ALL: 'false', CORS_ORIGINS: 'https://shop.example' }
 
 const servers = {
-  'without them': await startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health'),
+  'without them': await startServiceWithoutEdge(env),
   defaults: await startService(env),
   'global rate limit on': await startService({ ...env, RATE_LIMIT_MAX: '100000000' })
 }

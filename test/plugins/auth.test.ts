@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import auth, { bearerToken, credentialsVerifier, secretMatcher } from '../../plugins/auth.js'
-import { assertError, buildPlugins, defaultServerOptions, json, logSink } from '../helper.js'
+import { assertError, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import config, { loadConfig } from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import { StringEnum } from '../../schemas/common.js'
-import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helper.js'
+import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
 
 t.test('an unknown path is a 404 JSON error', async (t) => {
   const app = await build(t, { DOCS_CATCH_ALL: 'false' })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { assertError, buildPlugins, json } from '../helper.js'
+import { assertError, buildPlugins, json } from '../helpers/index.js'
 
 function routes (server: FastifyInstance) {
   server.get('/n/:x', { schema: { params: Type.Object({ x: Type.Integer() }) } }, async (request) => request.params)

@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Color } from '../../schemas/color.js'
 import { syntheticColors } from '../../routes/colors/synthetic.js'
 import COLORS from '../../routes/colors/colors.json' with { type: 'json' }
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 const get = (app: FastifyInstance, range?: string) =>
   app.inject({ url: '/colors', headers: range === undefined ? {} : { range } })

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { readRawBody, type RawRequest } from '../../routes/b/raw-body.js'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 

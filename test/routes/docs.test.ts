@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import MarkdownIt from 'markdown-it'
-import { assertError, build, logSink, walkRoutes } from '../helper.js'
+import { assertError, build, logSink, walkRoutes } from '../helpers/index.js'
 
 const TEXT = 'text/plain; charset=utf-8'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 t.test('GET /failing: 503 text/plain "Sorry dear user."', async (t) => {
   const app = await build(t)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 t.test('GET /hello greets the name, or an anonymous coward', async (t) => {
   const app = await build(t)

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
 import { SAMPLE_USERS } from '../../schemas/user.js'
-import { assertError, build, json, logSink } from '../helper.js'
+import { assertError, build, json, logSink } from '../helpers/index.js'
 
 const PROTECTED = ['/users/list-all', '/list-all/users', '/users/list-all/now']
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`

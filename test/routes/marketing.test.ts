@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ClientInfoSchema, EmailSchema, type ClientInfo } from '../../schemas/marketing.js'
 import { marketingEmail } from '../../routes/marketing/email.js'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 const ALP: ClientInfo = {
   clientName: 'Alp Mestanogullari',

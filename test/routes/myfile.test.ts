@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 const MISSING = 'myfile.txt just isn\'t there, please leave this server alone.'
 

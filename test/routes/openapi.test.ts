@@ -4,7 +4,7 @@ import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { Test } from 'tap'
 import { projectRoot } from '../../plugins/config.js'
-import { build, json, walkRoutes } from '../helper.js'
+import { build, json, walkRoutes } from '../helpers/index.js'
 
 const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'))
 

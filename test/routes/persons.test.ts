@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { escapeHtml, renderPersonsTable } from '../../routes/persons/table.js'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 const PERSONS_JSON = '[{"firstName":"Isaac","lastName":"Newton"},{"firstName":"Albert","lastName":"Einstein"}]'
 const TABLE = '<table><tr><th>first name</th><th>last name</th></tr><tr><td>Isaac</td><td>Newton</td></tr>' +

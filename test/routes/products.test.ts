@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 const TEA = { productId: 7, name: 'Green tea' }
 const PIE = { productId: 1797, name: 'Apple pie' }

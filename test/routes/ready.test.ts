@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 t.test('GET /ready on the memory store: ready as soon as the app is', async (t) => {
   const app = await build(t)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { RouteOptions } from 'fastify'
 import sampleUsers from '../../routes/sample-users.js'
-import { assertError, build, buildPlugins } from '../helper.js'
+import { assertError, build, buildPlugins } from '../helpers/index.js'
 
 const ISAAC_JSON = '{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"}'
 const ALBERT_JSON = '{"name":"Albert Einstein","age":136,"email":"ae@mc2.org","registration_date":"1905-12-01"}'

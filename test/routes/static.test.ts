@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { projectRoot } from '../../plugins/config.js'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../helpers/index.js'
 
 const SECRET = 'top secret, outside the static area'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ALBERT, ISAAC, type User } from '../../schemas/user.js'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 const ADA: User = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }
 

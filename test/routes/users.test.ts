@@ -2,7 +2,7 @@ import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { ALBERT, ISAAC, SAMPLE_USERS, type User } from '../../schemas/user.js'
 import { renderUsersForm, renderUsersText, sortUsers } from '../../routes/users/listing.js'
-import { assertError, build, json } from '../helper.js'
+import { assertError, build, json } from '../helpers/index.js'
 
 const ADA: User = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }
 const SAMPLE_JSON = '[{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"},' +

@@ -3,10 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
-import { ApiError, createApiClient, ndjsonItems, rangeHeader, unwrap, type Color, type ErrorBody, type User } from '../client/index.js'
-import COLORS from '../routes/colors/colors.json' with { type: 'json' }
-import { baseUrl, build, documentConformance } from './helper.js'
-import { conformanceCounts } from './openapi-conformance.js'
+import { ApiError, createApiClient, ndjsonItems, rangeHeader, unwrap, type Color, type ErrorBody, type User } from '../../client/index.js'
+import COLORS from '../../routes/colors/colors.json' with { type: 'json' }
+import { baseUrl, build, documentConformance } from '../helpers/index.js'
+import { conformanceCounts } from '../helpers/openapi-conformance.js'
 
 const TOKEN = 'secret-token'
 const credentials = { basic: { username: 'servant', password: 'server' }, bearer: TOKEN }

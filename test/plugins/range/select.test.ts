@@ -4,12 +4,12 @@ import fc from 'fast-check'
 import {
   contentRangeHeader, nextRangeHeader, parseContentRange, parseRange,
   type Range, type RangeFieldGrammar, type RangeOrder, type RangeValue
-} from '../../plugins/range/grammar.js'
-import { indexField, selectRange, startPosition, type RangePage } from '../../plugins/range/select.js'
-import { rangeable, type RangeField } from '../../plugins/range/index.js'
-import type { Color } from '../../schemas/color.js'
-import COLORS from '../../routes/colors/colors.json' with { type: 'json' }
-import { assertError, buildPlugins, json } from '../helper.js'
+} from '../../../plugins/range/grammar.js'
+import { indexField, selectRange, startPosition, type RangePage } from '../../../plugins/range/select.js'
+import { rangeable, type RangeField } from '../../../plugins/range/index.js'
+import type { Color } from '../../../schemas/color.js'
+import COLORS from '../../../routes/colors/colors.json' with { type: 'json' }
+import { assertError, buildPlugins, json } from '../../helpers/index.js'
 
 /**
  * The selection as DECISIONS §4 words it, done the slow way on every call: a stable sort by the

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import fc from 'fast-check'
-import { projectRoot } from '../plugins/config.js'
+import { projectRoot } from '../../plugins/config.js'
 import { requestGenerator, type Document } from './openapi-requests.js'
 
 /**

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { build, documentConformance } from './helper.js'
-import { requestGenerator, type Document } from './openapi-requests.js'
+import { build, documentConformance } from '../helpers/index.js'
+import { requestGenerator, type Document } from '../helpers/openapi-requests.js'
 
 /** Requests per operation, valid and invalid. */
 const RUNS = 500

@@ -6,7 +6,7 @@ import zlib from 'node:zlib'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { baseUrl, build, buildPlugins } from '../helper.js'
+import { baseUrl, build, buildPlugins } from '../../helpers/index.js'
 
 const ADA = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }
 const swaggerUiStatic = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static')
@@ -89,8 +89,8 @@ t.test('a compressed NDJSON stream: each line reaches the client as soon as it i
   for (const [encoding, accept] of [['gzip', 'application/x-ndjson'], ['br', 'application/json']] as const) {
     const { res, body } = await getDecoded(`${baseUrl(app)}/slow`, encoding, accept)
     t.equal(res.headers['content-encoding'], encoding, `${accept}: compressed`)
-    // Were a line held back until more are produced, none would come: fail then, in 5 s.
-    const stuck = setTimeout(() => body.destroy(new Error('a produced line did not reach the client')), 5000)
+    // Were a line held back until more are produced, none would come: fail then, in 10 s.
+    const stuck = setTimeout(() => body.destroy(new Error('a produced line did not reach the client')), 10_000)
     const lines: string[] = []
     let text = ''
     for await (const chunk of body) {

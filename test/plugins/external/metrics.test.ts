@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, json } from '../helper.js'
+import { build, json } from '../../helpers/index.js'
 
 interface Sample {
   name: string

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, documentConformance } from './helper.js'
+import { build, documentConformance } from '../helpers/index.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const ISAAC = { name: 'Isaac Newton', age: 372, email: 'isaac@newton.co.uk', registration_date: '1683-03-01' }

@@ -1,8 +1,8 @@
 import t from 'tap'
 import Fastify, { type RouteOptions } from 'fastify'
-import config, { loadConfig } from '../../plugins/config.js'
-import description, { describeRoutes, endpointPath } from '../../plugins/description/index.js'
-import { defaultServerOptions } from '../helper.js'
+import config, { loadConfig } from '../../../plugins/config.js'
+import description, { describeRoutes, endpointPath } from '../../../plugins/description/index.js'
+import { defaultServerOptions } from '../../helpers/index.js'
 import {
   captureNames,
   codeBlock,
@@ -14,7 +14,7 @@ import {
   type Introduction,
   type RouteDescription,
   type Schema
-} from '../../plugins/description/render.js'
+} from '../../../plugins/description/render.js'
 
 const GENERIC_ERROR = { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'querystring/sortby must be one of: age, name' }
 const ErrorBody: Schema = {

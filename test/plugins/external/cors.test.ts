@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { assertError, build } from '../helper.js'
+import { assertError, build } from '../../helpers/index.js'
 
 const SHOP = 'https://shop.example'
 const preflight = (url: string, origin: string, method = 'PUT', headers = 'content-type, authorization') => ({

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build } from '../helper.js'
+import { build } from '../../helpers/index.js'
 
 /** The directives of a Content-Security-Policy header, by name. */
 const directives = (header: unknown) => new Map(String(header).split(';').map((directive) => {

@@ -8,11 +8,11 @@ import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
-import tap, { type Test } from 'tap'
-import app, { plugins, serverOptions as appServerOptions } from '../app.js'
-import { loadConfig, projectRoot } from '../plugins/config.js'
+import { type Test } from 'tap'
+import app, { plugins, serverOptions as appServerOptions } from '../../app.js'
+import { loadConfig, projectRoot } from '../../plugins/config.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
-import { startPostgres, type TestPostgres } from './postgres.js'
+import { testPostgres } from './postgres.js'
 
 export interface BuildOptions {
   /** The logger, e.g. a logSink's; none by default. */
@@ -21,14 +21,9 @@ export interface BuildOptions {
   onRoute?: (route: RouteOptions) => void
 }
 
-let postgres: Promise<TestPostgres> | undefined
-/**
- * A new database on this test process's own PostgreSQL server, started on first use and stopped
- * when the process's tests end.
- */
+/** A new database on the test run's PostgreSQL server (see testPostgres in ./postgres.ts). */
 export async function testDatabase (): Promise<string> {
-  postgres ??= startPostgres(tap)
-  return (await postgres).createDatabase()
+  return (await testPostgres()).createDatabase()
 }
 
 /**
@@ -48,6 +43,9 @@ async function storeEnv (env: Record<string, string>): Promise<Record<string, st
  */
 const TEST_ENV = { PRESSURE_MAX_EVENT_LOOP_DELAY: '0' }
 
+/** The document of each app that build() made, as GET /openapi.json serves it (even while overloaded). */
+const documents = new WeakMap<FastifyInstance, () => unknown>()
+
 /**
  * Builds the whole service in-process for `app.inject`. The settings come only from `env`
  * (not from the shell running the tests), so every test sees the documented defaults.
@@ -57,6 +55,8 @@ export async function build (t: Test, env: Record<string, string> = {}, { logger
   const config = loadConfig(await storeEnv({ ...TEST_ENV, ...env }))
   const server = Fastify({ ...appServerOptions(config), logger })
   if (onRoute !== undefined) server.addHook('onRoute', onRoute)
+  // The context of GET /openapi.json, whose `swagger()` builds the document the route serves.
+  server.addHook('onRoute', function (route) { if (route.url === '/openapi.json') documents.set(server, () => this.swagger()) })
   await server.register(app, { config })
   await server.ready()
   t.teardown(() => server.close())
@@ -67,16 +67,11 @@ export async function build (t: Test, env: Record<string, string> = {}, { logger
 /** The conformance checker of a document, by its text: the same settings give the same document. */
 const checkers = new Map<string, Conformance>()
 
-/** The checker of the document a server serves (before its inject is wrapped). */
+/** The checker of the document a server serves at /openapi.json. */
 export async function documentConformance (server: FastifyInstance): Promise<Conformance> {
-  let res = await server.inject({ url: '/openapi.json' })
-  // An app a test made easy to overload (test/plugins/under-pressure.test.ts) may turn even this
-  // away while it starts on a busy machine: it recovers at its next sample, a second later.
-  for (let tries = 0; res.statusCode === 503 && tries < 50; tries++) {
-    await sleep(100)
-    res = await server.inject({ url: '/openapi.json' })
-  }
-  const text = res.body
+  const document = documents.get(server)
+  if (document === undefined) throw new Error('documentConformance: a server made by build()')
+  const text = JSON.stringify(document())
   let checker = checkers.get(text)
   if (checker === undefined) checkers.set(text, checker = conformance(JSON.parse(text)))
   return checker
@@ -168,12 +163,22 @@ export function logSink (level = 'info') {
 }
 
 /** Resolves once `check()` holds, polling; rejects after `ms`. */
-export async function until (check: () => boolean, ms = 10_000): Promise<void> {
+export async function until (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms
-  while (!check()) {
+  while (!await check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time')
     await sleep(10)
   }
+}
+
+/**
+ * Moves `Date.now()` `ms` ahead for the rest of the test: a window that counts time by the clock
+ * (a rate limit's) ends without the test waiting for it, and without racing it.
+ */
+export function advanceClock (t: Test, ms: number): void {
+  const now = Date.now
+  Date.now = () => now() + ms
+  t.teardown(() => { Date.now = now })
 }
 
 /** http://127.0.0.1:<port> of a server listening on the loopback. */

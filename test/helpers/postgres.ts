@@ -1,0 +1,112 @@
+import { once } from 'node:events'
+import net from 'node:net'
+import pg from 'pg'
+import tap, { type Test } from 'tap'
+import { PASSWORD, USER, createDatabase, startPostgresServer, type PostgresServer } from './postgres-server.js'
+
+export interface TestPostgres {
+  /** The server's port on the loopback. */
+  port: number
+  /** A new, empty database on the server; its connection URL. */
+  createDatabase: () => Promise<string>
+}
+
+let own: Promise<PostgresServer> | undefined
+
+/**
+ * The PostgreSQL server of this test run: the one `npm test` started (TEST_POSTGRES_URL), or else
+ * one of this process's own, started on first use and stopped when the process's tests end.
+ */
+export async function testPostgres (): Promise<TestPostgres> {
+  const shared = process.env.TEST_POSTGRES_URL
+  if (shared !== undefined && shared !== '') {
+    return { port: Number(new URL(shared).port), createDatabase: () => createDatabase(shared) }
+  }
+  if (own === undefined) {
+    own = startPostgresServer()
+    const started = own
+    tap.teardown(async () => (await started).stop())
+  }
+  const server = await own
+  return { port: server.port, createDatabase: () => createDatabase(server.url) }
+}
+
+export interface TcpProxy {
+  port: number
+  /** Resolves when a connection is held silent by `blackhole()`: a client is waiting on it. */
+  held: () => Promise<void>
+  /** Stops forwarding: open connections go silent, new ones are accepted and never answered. */
+  blackhole: () => void
+  /**
+   * A server that stopped, as its clients see it: the database's sessions are ended by the
+   * server (each client gets its "terminating connection" error), new connections are refused.
+   */
+  stopped: () => Promise<void>
+  /** Forwards again; the connections held silent are closed. */
+  restore: () => void
+}
+
+/**
+ * A TCP proxy on the loopback to the test server at `targetPort`: a database that can be made to
+ * hang or to go away, without touching the server that other tests share.
+ */
+export async function tcpProxy (t: Test, targetPort: number): Promise<TcpProxy> {
+  let mode: 'forward' | 'silent' | 'refuse' = 'forward'
+  const sockets = new Set<net.Socket>()
+  let onHeld: (() => void) | undefined
+  const server = net.createServer((client) => {
+    if (mode === 'refuse') {
+      client.resetAndDestroy()
+      return
+    }
+    sockets.add(client)
+    client.on('close', () => sockets.delete(client))
+    client.on('error', () => {})
+    if (mode === 'silent') {
+      onHeld?.()
+      return
+    }
+    const upstream = net.connect(targetPort, '127.0.0.1')
+    sockets.add(upstream)
+    upstream.on('close', () => { sockets.delete(upstream); client.destroy() })
+    upstream.on('error', () => {})
+    client.on('close', () => upstream.destroy())
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    server.close()
+  })
+  const port = (server.address() as net.AddressInfo).port
+  return {
+    port,
+    held: () => new Promise<void>((resolve) => { onHeld = resolve }),
+    blackhole () {
+      mode = 'silent'
+      for (const socket of sockets) socket.unpipe()
+    },
+    async stopped () {
+      mode = 'refuse'
+      // The sessions that came through this proxy, ended by the server as a shutdown ends them.
+      const admin = new pg.Client({ host: '127.0.0.1', port: targetPort, user: USER, password: PASSWORD, database: 'postgres' })
+      await admin.connect()
+      try {
+        const upstreams = [...sockets].filter((socket) => socket.remotePort === targetPort)
+        const closed = upstreams.map((socket) => once(socket, 'close'))
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[])',
+          [upstreams.map((socket) => socket.localPort)])
+        // Each session's error reaches its client before the connection closes (a hang is bounded).
+        await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 10_000).unref())])
+      } finally {
+        await admin.end()
+      }
+      for (const socket of sockets) socket.destroy()
+    },
+    restore () {
+      mode = 'forward'
+      for (const socket of sockets) socket.destroy()
+    }
+  }
+}

@@ -1,0 +1,33 @@
+// `npm test`'s tap run: one PostgreSQL server for the whole run, started before tap and stopped
+// after it, also when a test fails or the run is interrupted (Ctrl-C, SIGTERM). Every test process
+// finds it in TEST_POSTGRES_URL and makes databases of its own on it (test/helpers/postgres.ts).
+//
+//   node --import=tsx test/helpers/run.ts [tap arguments]
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { PostgresUnavailable, startPostgresServer } from './postgres-server.js'
+
+let server
+try {
+  server = await startPostgresServer()
+} catch (err) {
+  console.error(err instanceof PostgresUnavailable ? err.message : err)
+  process.exit(1)
+}
+
+const tap = path.join(path.dirname(createRequire(import.meta.url).resolve('tap/package.json')), 'dist', 'esm', 'run.mjs')
+const child = spawn(process.execPath, [tap, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_POSTGRES_URL: server.url }
+})
+
+// An interrupted run: tap ends its test processes, then the server is stopped below.
+const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+for (const signal of signals) process.on(signal, () => { child.kill(signal) })
+
+const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+  child.on('exit', (code, signal) => resolve([code, signal]))
+})
+await server.stop()
+process.exitCode = code ?? (signal === null ? 1 : 128 + (({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as Record<string, number>)[signal] ?? 9))

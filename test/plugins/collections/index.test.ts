@@ -1,0 +1,18 @@
+import t from 'tap'
+import { memoryRepository } from '../../../plugins/collections/index.js'
+import { SAMPLE_USERS } from '../../../schemas/user.js'
+import { repositoryContract, type Item } from '../../helpers/repository-contract.js'
+
+t.test('the memory store', async (t) => {
+  repositoryContract(t, {
+    empty: async () => memoryRepository<Item>(),
+    seeded: async () => memoryRepository<Item>(SAMPLE_USERS)
+  })
+
+  t.test('its items are frozen: a caller that tries to change one gets an error', async (t) => {
+    const repository = memoryRepository<{ tags: string[], name?: string }>()
+    const read = await repository.get(await repository.create({ tags: ['a'] }))
+    t.throws(() => { (read as { name?: string }).name = 'x' }, TypeError, 'frozen')
+    t.throws(() => { read?.tags.push('c') }, TypeError, 'deeply frozen')
+  })
+})

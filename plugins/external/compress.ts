@@ -15,7 +15,7 @@ const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)(?:x-nd)?json(?:;|$)|(?:\
  * has been produced reaches the client without waiting for the compressor to fill a block (once
  * the stream's first 10 bytes are there: the plugin looks at them to tell whether they are
  * compressed already).
- * zstd is left out (not on Node 20, and flushed differently). Request bodies are not decompressed:
+ * zstd is left out (it is flushed differently). Request bodies are not decompressed:
  * the API takes plain bodies only.
  */
 export const autoConfig: FastifyCompressOptions = {

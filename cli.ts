@@ -1,5 +1,5 @@
 import { serverOptions } from './app.js'
-import { loadConfig } from './plugins/config.js'
+import { loadConfig } from './lib/config.js'
 
 /**
  * `fastify start` (npm run dev) on the app of server.ts, with the same settings:

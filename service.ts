@@ -3,7 +3,7 @@
 import Fastify from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
-import { loadConfig, loadEnvFile, type Config } from './plugins/config.js'
+import { type Config, loadConfig, loadEnvFile } from './lib/config.js'
 
 /** Reads the settings, builds the app and listens; exits the process if it cannot start. */
 export async function start (): Promise<void> {

@@ -1,6 +1,6 @@
 // Where the CPU time of a request goes between raw node:http and the service, on GET /hello?name=x:
 // a ladder of servers answering the same bytes, each rung adding one kind of work to the one below
-// (ladder-server.js), then the service without its production plugins (service-without-edge.js)
+// (fastify-floor.js's rungs), then the service without its production plugins (service-without-edge.js)
 // and the service. All run side by side and are loaded in rapid alternation (many short rounds):
 // the machine's drift hits every rung alike. Server CPU time per request from /proc, medians.
 // BENCH_ROUNDS and BENCH_DURATION (seconds) change the run: `BENCH_ROUNDS=5 npm run bench -- ladder`.
@@ -13,7 +13,7 @@ const ENDPOINT = '/hello?name=x'
 
 const first = await startService(env)
 const fixtures = await captureEndpoints(first.url).finally(() => first.stop())
-const rung = (n) => startReplay('ladder-server.js', fixtures, { RUNG: String(n) })
+const rung = (n) => startReplay('fastify-floor.js', fixtures, { RUNG: String(n) })
 
 const servers = {
   'raw node:http': await startRaw(fixtures),

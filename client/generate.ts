@@ -3,8 +3,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import app, { serverOptions } from '../app.js'
-import { loadConfig, projectRoot } from '../plugins/config.js'
 import { CLIENT_SERVER_ENV, generatedFiles } from './codegen.js'
+import { loadConfig, projectRoot } from '../lib/config.js'
 
 /**
  * Builds the service in-process, takes its OpenAPI document and writes the generated files of the

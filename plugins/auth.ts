@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
-import { Type } from '@sinclair/typebox'
-import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { ErrorSchema, TooManyResponse, addResponses, withHeaders } from '../schemas/common.js'
-import { errorBody } from './errors.js'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
+import { unauthorizedResponse } from '../schemas/auth.js'
+import { TooManyResponse, addResponses } from '../schemas/common.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,65 +21,10 @@ declare module 'fastify' {
   }
 }
 
-/** What the server knows of a user after verifying its credentials. */
-export interface AuthUser {
-  name: string
-}
-
 export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
 export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
 export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
 export const TooManyFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
-
-/** The 401 response of a route whose credentials are enforced: the error, and the challenge it always sends. */
-export function unauthorizedResponse (challenge: string, error: FastifyError) {
-  return withHeaders(ErrorSchema, Type.Object({
-    'WWW-Authenticate': Type.Literal(challenge, { description: 'The credentials to send' })
-  }), {
-    description: `Missing, malformed or wrong credentials (${challenge.split(' ', 1)[0]})`,
-    examples: [errorBody(401, error.message, error.code)]
-  })
-}
-
-/** Secrets are compared as SHA-256 digests: equal lengths, so timingSafeEqual applies to any input. */
-const digest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest()
-
-/**
- * A constant-time membership test for a list of secrets: the candidate is compared with every
- * secret, whether or not an earlier one matched, and the index of the match is returned (-1: none).
- * `equal` compares two digests (the tests count its calls).
- */
-export function secretMatcher (secrets: readonly string[], equal = timingSafeEqual): (candidate: string) => number {
-  const digests = secrets.map(digest)
-  return function match (candidate) {
-    const given = digest(candidate)
-    let found = -1
-    for (const [index, expected] of digests.entries()) {
-      if (equal(given, expected) && found === -1) found = index
-    }
-    return found
-  }
-}
-
-/**
- * Verifies a Basic user name and password against `user:password` pairs. The pair is compared as
- * one secret, so a wrong password and an unknown user take the same path and the same time.
- * User names cannot contain a colon (RFC 7617), so `user:password` names exactly one pair.
- */
-export function credentialsVerifier (pairs: string | undefined, equal = timingSafeEqual): (user: string, password: string) => AuthUser | null {
-  const entries = pairs === undefined ? [] : pairs.split(',')
-  const match = secretMatcher(entries, equal)
-  const users = entries.map((entry) => entry.slice(0, entry.indexOf(':')))
-  return (user, password) => {
-    const index = match(`${user}:${password}`)
-    return index === -1 ? null : { name: users[index] as string }
-  }
-}
-
-/** The token of an `Authorization: Bearer <token>` header (RFC 6750 b64token), or undefined. */
-export function bearerToken (header: string | undefined): string | undefined {
-  return header === undefined ? undefined : /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header)?.[1]
-}
 
 /**
  * Enforces the `config.auth` that routes declare. Its hook goes first in the route's onRequest
@@ -99,7 +43,8 @@ export default fp(async function auth (fastify) {
 
   fastify.decorateRequest('authUser', null)
   await fastify.register(basicAuth, {
-    // The challenge is added below: the plugin's own adds `charset`, DECISIONS §7 fixes the exact value.
+    // The challenge is added below: the plugin's own adds `charset`, and the contract fixes the
+    // exact value (docs/contract.md, "Authentication").
     authenticate: false,
     validate (user, password, request, _reply, done) {
       const authUser = verify(user, password)
@@ -165,4 +110,4 @@ export default fp(async function auth (fastify) {
     // A new array: the GET route and its automatic HEAD route share the original one.
     route.onRequest = [hook, ...[route.onRequest ?? []].flat()] as typeof route.onRequest
   })
-}, { name: 'auth', dependencies: ['config', '@fastify/rate-limit'] })
+}, { name: 'auth', dependencies: ['config', 'rate-limits'] })

@@ -1,6 +1,6 @@
 import { parse } from 'node:querystring'
 import formbody, { type FastifyFormbodyOptions } from '@fastify/formbody'
-import { formFields } from './validation.js'
+import { formFields } from '../lib/wire.js'
 
 /**
  * `application/x-www-form-urlencoded` bodies, for the routes that list it in `schema.consumes`.

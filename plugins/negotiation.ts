@@ -3,10 +3,8 @@ import accepts from '@fastify/accepts'
 import createError from '@fastify/error'
 import type { FastifyReply, onRequestHookHandler } from 'fastify'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
-import { shorten } from './errors.js'
-
-/** Writes a response body in one media type. */
-export type Serializer = (payload: any) => string
+import { shorten } from '../lib/errors.js'
+import { contentTypeHeader, essence, type Serializer } from '../lib/media-types.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -27,19 +25,6 @@ declare module 'fastify' {
 export const NotAcceptable = createError('FST_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const UnsupportedMediaType = createError('FST_ERR_CTP_INVALID_MEDIA_TYPE', '%s', 415)
 
-/** A JSON media type: `application/json` or a `+json` suffix. */
-export const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
-
-/** The Content-Type header for a produced type: text and JSON are UTF-8. */
-export function contentTypeHeader (type: string): string {
-  return type.startsWith('text/') || isJson(type) ? `${type}; charset=utf-8` : type
-}
-
-/** The media type of a Content-Type header value, without parameters, lower case. */
-export function essence (header: string): string {
-  return (header.split(';', 1)[0] ?? '').trim().toLowerCase()
-}
-
 function schemaSerializer (reply: FastifyReply): Serializer {
   return (payload) => (reply.getSerializationFunction(String(reply.statusCode)) ?? JSON.stringify)(payload)
 }
@@ -48,8 +33,9 @@ function schemaSerializer (reply: FastifyReply): Serializer {
 function negotiator (produces: readonly string[], serializers: Readonly<Record<string, Serializer | 'schema'>> = {}): onRequestHookHandler {
   const types = [...produces]
   const choices = new Map(types.map((type) => [type, { header: contentTypeHeader(type), serializer: serializers[type] }]))
-  // What is offered is what is sent: a UTF-8 type also as `type;charset=utf-8` (SPEC §1 offers
-  // `application/json;charset=utf-8`), or an Accept naming the charset would match nothing.
+  // What is offered is what is sent: a UTF-8 type also as `type;charset=utf-8` (the contract offers
+  // `application/json;charset=utf-8`: docs/contract.md, "Media types"), or an Accept naming the
+  // charset would match nothing.
   const offers = types.flatMap((type) => {
     const header = contentTypeHeader(type)
     return header === type ? [type] : [type, header.replace('; ', ';')]

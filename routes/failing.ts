@@ -1,7 +1,6 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../schemas/common.js'
-
-export const FAILING_TEXT = 'Sorry dear user.'
+import { FAILING_TEXT, FailingResponse } from '../schemas/failing.js'
 
 /**
  * GET /failing: a handler that fails with a custom body, as servant's `throwError err503`. Declared
@@ -15,10 +14,7 @@ const failing: FastifyPluginAsyncTypebox = async (fastify) => {
       description: `Answers 503 \`text/plain\` \`${FAILING_TEXT}\`, always.`,
       produces: ['application/json'],
       response: {
-        503: {
-          description: 'The handler failed on purpose.',
-          content: { 'text/plain': { schema: Type.String({ examples: [FAILING_TEXT] }) } }
-        },
+        503: FailingResponse,
         ...errorResponses(406)
       }
     }

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { FileContentSchema } from '../schemas/file-content.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { FileContentSchema, MISSING_FILE_TEXT, MissingFileResponse } from '../schemas/file-content.js'
 import { errorResponses } from '../schemas/common.js'
-
-export const MISSING_FILE_TEXT = 'myfile.txt just isn\'t there, please leave this server alone.'
 
 /** Errors that mean "there is no such file to read": missing, a directory, or FILES_DIR not a directory. */
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR'])
@@ -24,10 +22,7 @@ const myfile: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: {
         200: FileContentSchema,
-        404: {
-          description: 'The file is not there.',
-          content: { 'text/plain': { schema: Type.String({ examples: [MISSING_FILE_TEXT] }) } }
-        },
+        404: MissingFileResponse,
         ...errorResponses(406, 500)
       }
     }

@@ -1,22 +1,7 @@
 import swaggerUi from '@fastify/swagger-ui'
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../schemas/common.js'
-import { packageInfo } from '../plugins/description/index.js'
-
-/** The document's shape; the handler returns it as JSON text, which Fastify sends as it is. */
-const OpenApiDocument = Type.Unsafe<string>(Type.Object({
-  openapi: Type.String(),
-  info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
-  paths: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }))
-}, {
-  additionalProperties: true,
-  description: 'An OpenAPI 3.1 document',
-  examples: [{
-    openapi: '3.1.0',
-    info: { title: packageInfo.name, version: packageInfo.version },
-    paths: { '/position/{x}/{y}': { get: { summary: 'The position (x, y).' } } }
-  }]
-}))
+import { OpenApiDocumentSchema } from '../schemas/openapi.js'
 
 /**
  * GET /openapi.json: the OpenAPI document of plugins/openapi.ts; /documentation: Swagger UI over
@@ -31,7 +16,7 @@ const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Generated from the same schemas as the description page; browse it at /documentation.',
       produces: ['application/json'],
       response: {
-        200: OpenApiDocument,
+        200: OpenApiDocumentSchema,
         ...errorResponses(406)
       }
     }

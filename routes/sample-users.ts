@@ -1,18 +1,7 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ALBERT, ISAAC, UserSchema, type User } from '../schemas/user.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ALBERT, ISAAC, sampleUserResponse } from '../schemas/user.js'
 import { A_NUMBER } from '../schemas/counters.js'
-import { SafeInteger, errorResponses, withHeaders } from '../schemas/common.js'
-
-const X_AN_INT = SafeInteger({ description: 'An example integer header; sent by /albert only.', examples: [A_NUMBER] })
-const X_A_BOOL = Type.Boolean({ description: 'An example boolean header; sent by /albert only.', examples: [true] })
-
-/** A sample user's response: a User with the two example headers, always sent or never. */
-function sampleUserResponse (example: User, sent: boolean) {
-  const headers = sent
-    ? Type.Object({ 'X-An-Int': X_AN_INT, 'X-A-Bool': X_A_BOOL })
-    : Type.Object({ 'X-An-Int': Type.Optional(X_AN_INT), 'X-A-Bool': Type.Optional(X_A_BOOL) })
-  return withHeaders(UserSchema, headers, { examples: [example] })
-}
+import { errorResponses } from '../schemas/common.js'
 
 /** GET /isaac and GET /albert: the tutorial's two sample users, constants (not the user store). */
 const sampleUsers: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -11,3 +11,6 @@ export const BSchema = Type.Union([Type.Literal('hi'), Type.Literal(true)], {
   description: '"hi" without a request body; true with a JSON number body.',
   examples: ['hi', true]
 })
+
+/** `GET /b`'s body, which it reads itself and may be absent. */
+export const BBodySchema = Type.Number({ description: 'Optional: any JSON number.', examples: [42] })

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { SafeInteger, StringEnum } from './common.js'
+import { A_NUMBER } from './counters.js'
+import { SafeInteger, StringEnum, withHeaders } from './common.js'
 
 /** The two users of the servant tutorial (DECISIONS §2), in id order: ids 1 and 2 of the user store. */
 export const SAMPLE_USERS = [
@@ -28,3 +29,39 @@ export const SortBySchema = StringEnum(['age', 'name'], {
 })
 
 export type SortBy = Static<typeof SortBySchema>
+
+const X_AN_INT = SafeInteger({ description: 'An example integer header; sent by /albert only.', examples: [A_NUMBER] })
+const X_A_BOOL = Type.Boolean({ description: 'An example boolean header; sent by /albert only.', examples: [true] })
+
+/** A sample user's response: a User with the two example headers, always sent or never. */
+export function sampleUserResponse (example: User, sent: boolean) {
+  const headers = sent
+    ? Type.Object({ 'X-An-Int': X_AN_INT, 'X-A-Bool': X_A_BOOL })
+    : Type.Object({ 'X-An-Int': Type.Optional(X_AN_INT), 'X-A-Bool': Type.Optional(X_A_BOOL) })
+  return withHeaders(UserSchema, headers, { examples: [example] })
+}
+
+/** `GET /users`: the users, with their number in `User-Count`. */
+export const UsersWithCountSchema = Type.Array(UserSchema, {
+  examples: [SAMPLE_USERS],
+  headers: Type.Object({ 'User-Count': SafeInteger({ description: 'The number of users in the body' }) })
+})
+
+/** `GET /users`'s query string. */
+export const UsersQuerySchema = Type.Object({ sortby: Type.Optional(SortBySchema) })
+
+/** The request headers `GET /users` reads. */
+export const UsersRequestHeadersSchema = Type.Object({ 'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })) })
+
+/** The largest `count` of `GET /userStream`. */
+export const USER_STREAM_MAX_COUNT = 10_000_000
+
+/** `GET /userStream`'s query string. */
+export const UserStreamQuerySchema = Type.Object({
+  count: Type.Optional(Type.Integer({
+    minimum: 0,
+    maximum: USER_STREAM_MAX_COUNT,
+    description: `How many users to stream (0 to ${USER_STREAM_MAX_COUNT}), cycling Isaac, Albert, Albert. Default: 3.`,
+    examples: [5]
+  }))
+})

@@ -27,4 +27,4 @@ export const autoConfig = (fastify: FastifyInstance): RateLimitPluginOptions => 
 export default fp<RateLimitPluginOptions>(async function rateLimits (fastify, opts) {
   if (opts.global === true) fastify.addHook('onRoute', (route) => { addResponses(route.schema, { 429: TooManyResponse }) })
   await fastify.register(rateLimit, opts)
-}, { name: 'rate-limits' })
+}, { name: 'rate-limits', dependencies: ['config'] })

@@ -2,10 +2,8 @@ import createError from '@fastify/error'
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { RETRY_AFTER_SECONDS } from '../../lib/errors.js'
 import { UnavailableResponse, addResponses } from '../../schemas/common.js'
-
-/** Seconds an overloaded replica asks clients to wait before they try again. */
-export const OVERLOAD_RETRY_AFTER = 5
 
 /** The 503 of an overloaded replica: its message is written for the client. */
 class Overloaded extends createError('FST_UNDER_PRESSURE', 'The service is overloaded: retry later', 503) {
@@ -23,7 +21,7 @@ export const autoConfig = (fastify: FastifyInstance): FastifyUnderPressureOption
   maxEventLoopUtilization: fastify.config.PRESSURE_MAX_EVENT_LOOP_UTILIZATION,
   maxHeapUsedBytes: fastify.config.PRESSURE_MAX_HEAP_USED_BYTES,
   maxRssBytes: fastify.config.PRESSURE_MAX_RSS_BYTES,
-  retryAfter: OVERLOAD_RETRY_AFTER,
+  retryAfter: RETRY_AFTER_SECONDS,
   customError: Overloaded
 })
 
@@ -34,4 +32,4 @@ export default fp<FastifyUnderPressureOptions>(async function overload (fastify,
     if (config?.pressureHandler === undefined) addResponses(route.schema, { 503: UnavailableResponse })
   })
   await fastify.register(underPressure, opts)
-}, { name: 'overload' })
+}, { name: 'overload', dependencies: ['config'] })

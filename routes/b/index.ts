@@ -1,7 +1,7 @@
 import createError from '@fastify/error'
 import { errorCodes } from 'fastify'
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { BSchema } from '../../schemas/counters.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { BBodySchema, BSchema } from '../../schemas/counters.js'
 import { errorResponses } from '../../schemas/common.js'
 import { readRawBody } from './raw-body.js'
 
@@ -27,7 +27,7 @@ const b: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'No body (or an empty one) → `"hi"`; a JSON number body → `true`; any other JSON, or invalid JSON, → 400.',
       produces: ['application/json'],
       consumes: ['application/json'],
-      optionalBody: Type.Number({ description: 'Optional: any JSON number.', examples: [42] }),
+      optionalBody: BBodySchema,
       response: { 200: BSchema, ...errorResponses(400, 406, 413, 415) }
     }
   }, async (request, reply) => {

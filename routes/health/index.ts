@@ -1,8 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-
-const HealthSchema = Type.Object({
-  status: Type.Literal('ok')
-}, { examples: [{ status: 'ok' }] })
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HealthSchema } from '../../schemas/probes.js'
 
 /** GET /health: liveness for the container's HEALTHCHECK and the reverse proxy. */
 const health: FastifyPluginAsyncTypebox = async (fastify) => {

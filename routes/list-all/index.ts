@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { listAllRoute } from '../users/list-all/listing.js'
+import { listAllRoute } from '../../lib/list-all-route.js'
 
 /** GET /list-all/users: the same list as /users/list-all, on another path. */
 const listAll: FastifyPluginAsync = async (fastify) => {

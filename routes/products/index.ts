@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ProductSchema } from '../../schemas/product.js'
-import { collectionRoutes } from '../../plugins/collections/routes.js'
+import { collectionRoutes } from '../../lib/collection-routes.js'
 
 /** /products: the product collection (DECISIONS §5). Writes need a Bearer token when API_TOKENS is set. */
 const products: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -1,14 +1,10 @@
 import createError from '@fastify/error'
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { RETRY_AFTER_SECONDS, exposed } from '../../lib/errors.js'
 import { errorResponses } from '../../schemas/common.js'
-import { exposed } from '../../plugins/errors.js'
-import { OVERLOAD_RETRY_AFTER } from '../../plugins/external/under-pressure.js'
+import { ReadySchema } from '../../schemas/probes.js'
 
 const NotReady = createError('FST_ERR_NOT_READY', 'Not ready: %s', 503)
-
-const ReadySchema = Type.Object({
-  status: Type.Literal('ready')
-}, { examples: [{ status: 'ready' }] })
 
 /**
  * GET /ready: readiness, for the reverse proxy and the orchestrator: 200 when this replica can
@@ -28,7 +24,7 @@ const ready: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { pressureHandler: () => {} }
   }, async () => {
     if (fastify.closing) throw exposed(new NotReady('the service is shutting down'))
-    if (fastify.isUnderPressure()) throw exposed(new NotReady('the service is overloaded'), { 'retry-after': String(OVERLOAD_RETRY_AFTER) })
+    if (fastify.isUnderPressure()) throw exposed(new NotReady('the service is overloaded'), { 'retry-after': String(RETRY_AFTER_SECONDS) })
     await fastify.store.check()
     return { status: 'ready' as const }
   })

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { UserSchema } from '../../schemas/user.js'
-import { collectionRoutes } from '../../plugins/collections/routes.js'
+import { collectionRoutes } from '../../lib/collection-routes.js'
 
 /** GET and DELETE /user/:userid: the user collection's view and delete, on the same store as /users. */
 const user: FastifyPluginAsyncTypebox = async (fastify) => {

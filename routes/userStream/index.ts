@@ -1,25 +1,14 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ALBERT, ISAAC, UserSchema, type User } from '../../schemas/user.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../schemas/common.js'
+import { ALBERT, ISAAC, UserSchema, UserStreamQuerySchema, type User } from '../../schemas/user.js'
 
 /** The users of the stream, in the order servant's tutorial streams them; `count` cycles through it. */
 export const USER_CYCLE: readonly User[] = [ISAAC, ALBERT, ALBERT]
-
-export const MAX_COUNT = 10_000_000
 
 /** `count` users cycling through USER_CYCLE, produced one at a time as they are pulled. */
 export function * userSequence (count: number): Generator<User, void, undefined> {
   for (let i = 0; i < count; i++) yield USER_CYCLE[i % USER_CYCLE.length] as User
 }
-
-const UserStreamQuerySchema = Type.Object({
-  count: Type.Optional(Type.Integer({
-    minimum: 0,
-    maximum: MAX_COUNT,
-    description: `How many users to stream (0 to ${MAX_COUNT}), cycling Isaac, Albert, Albert. Default: 3.`,
-    examples: [5]
-  }))
-})
 
 /** GET /userStream?count=: users as NDJSON, produced lazily, with backpressure. */
 const userStream: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -1,13 +1,8 @@
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { SafeInteger, UnavailableResponse, errorResponses } from '../../schemas/common.js'
-import { SAMPLE_USERS, SortBySchema, UserSchema } from '../../schemas/user.js'
-import { collectionRoutes } from '../../plugins/collections/routes.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { collectionRoutes } from '../../lib/collection-routes.js'
+import { UnavailableResponse, errorResponses } from '../../schemas/common.js'
+import { UserSchema, UsersQuerySchema, UsersRequestHeadersSchema, UsersWithCountSchema } from '../../schemas/user.js'
 import { renderUsersForm, renderUsersText, sortUsers } from './listing.js'
-
-const UsersWithCount = Type.Array(UserSchema, {
-  examples: [SAMPLE_USERS],
-  headers: Type.Object({ 'User-Count': SafeInteger({ description: 'The number of users in the body' }) })
-})
 
 /**
  * /users: the user collection (DECISIONS §5) on the user store. Its list is its own: sorting,
@@ -28,9 +23,9 @@ const users: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Every user, in id order or sorted',
       description: 'JSON by default; text/plain (one line per user), application/x-www-form-urlencoded (repeated keys) or application/octet-stream (the JSON bytes) by Accept.',
       produces: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream'],
-      querystring: Type.Object({ sortby: Type.Optional(SortBySchema) }),
-      headers: Type.Object({ 'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })) }),
-      response: { 200: UsersWithCount, ...errorResponses(400, 406), 503: UnavailableResponse }
+      querystring: UsersQuerySchema,
+      headers: UsersRequestHeadersSchema,
+      response: { 200: UsersWithCountSchema, ...errorResponses(400, 406), 503: UnavailableResponse }
     },
     config: {
       serializers: {

@@ -10,9 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import { type Test } from 'tap'
 import app, { plugins, serverOptions as appServerOptions } from '../../app.js'
-import { loadConfig, projectRoot } from '../../plugins/config.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
 import { testPostgres } from './postgres.js'
+import { loadConfig, projectRoot } from '../../lib/config.js'
 
 export interface BuildOptions {
   /** The logger, e.g. a logSink's; none by default. */

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import zlib from 'node:zlib'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import formats from 'ajv-formats'
-import { isJson } from '../../plugins/negotiation.js'
+import { isJson } from '../../lib/media-types.js'
 
 /** What a response is made of, wherever it was received (inject, fetch). */
 export interface ReceivedResponse {

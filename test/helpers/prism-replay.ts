@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import fc from 'fast-check'
-import { projectRoot } from '../../plugins/config.js'
 import { requestGenerator, type Document } from './openapi-requests.js'
+import { projectRoot } from '../../lib/config.js'
 
 /**
  * Not part of `npm test`: replays the traffic of check 4b (the same generated requests) over HTTP

@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
-import type { Repository } from '../../plugins/collections/index.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
+import { type Repository } from '../../lib/repository.js'
 
 export type Item = Record<string, unknown>
 

@@ -1,12 +1,14 @@
 import * as crypto from 'node:crypto'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit from '../../plugins/external/rate-limit.js'
 import { Type } from '@sinclair/typebox'
-import config, { loadConfig } from '../../plugins/config.js'
+import config from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
-import auth, { bearerToken, credentialsVerifier, secretMatcher } from '../../plugins/auth.js'
+import auth from '../../plugins/auth.js'
 import { assertError, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
+import { loadConfig } from '../../lib/config.js'
+import { bearerToken, credentialsVerifier, secretMatcher } from '../../lib/secrets.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')

@@ -2,8 +2,8 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import app, { serverOptions } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
 import { buildPlugins, json, logSink, until } from '../helpers/index.js'
+import { loadConfig } from '../../lib/config.js'
 
 /** A route that validates its query string and serialises its answer. */
 function fineRoute (server: FastifyInstance) {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { assertError, buildPlugins, json } from '../helpers/index.js'
-import { contentTypeHeader, essence } from '../../plugins/negotiation.js'
+import { contentTypeHeader, essence } from '../../lib/media-types.js'
 
 const Pair = Type.Object({ b: Type.Integer(), a: Type.String() })
 

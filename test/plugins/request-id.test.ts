@@ -1,8 +1,8 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
-import { requestId } from '../../plugins/request-id.js'
 import { build, json, logSink } from '../helpers/index.js'
 import type { IncomingMessage } from 'node:http'
+import { requestId } from '../../lib/request-id.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

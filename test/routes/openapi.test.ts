@@ -3,8 +3,8 @@ import path from 'node:path'
 import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { Test } from 'tap'
-import { projectRoot } from '../../plugins/config.js'
 import { build, json, walkRoutes } from '../helpers/index.js'
+import { projectRoot } from '../../lib/config.js'
 
 const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'))
 

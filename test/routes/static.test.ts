@@ -3,8 +3,8 @@ import net, { type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { projectRoot } from '../../plugins/config.js'
 import { assertError, build } from '../helpers/index.js'
+import { projectRoot } from '../../lib/config.js'
 
 const SECRET = 'top secret, outside the static area'
 

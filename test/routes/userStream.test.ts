@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { UserSchema, type User } from '../../schemas/user.js'
 import { assertError, baseUrl, build, buildPlugins, logSink, openStream, readLines, until } from '../helpers/index.js'
-import { MAX_COUNT, userSequence } from '../../routes/userStream/index.js'
+import { userSequence } from '../../routes/userStream/index.js'
+import { USER_STREAM_MAX_COUNT as MAX_COUNT } from '../../schemas/user.js'
 
 // The exact bytes: compact, keys in the order name, age, email, registration_date, LF only.
 const ISAAC = '{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"}\n'

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { listAllRoute } from './listing.js'
+import { listAllRoute } from '../../../lib/list-all-route.js'
 
 /** GET /users/list-all and GET /users/list-all/now (chained static segments). */
 const listAll: FastifyPluginAsync = async (fastify) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { lazyChildLoggerFactory } from '../../plugins/logging.js'
 import { build, logSink } from '../helpers/index.js'
+import { lazyChildLoggerFactory } from '../../lib/logger.js'
 
 /** A root pino logger writing to a sink, its `child` counted. */
 function counted (level: string) {

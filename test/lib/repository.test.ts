@@ -1,7 +1,7 @@
 import t from 'tap'
-import { memoryRepository } from '../../../plugins/collections/index.js'
-import { SAMPLE_USERS } from '../../../schemas/user.js'
-import { repositoryContract, type Item } from '../../helpers/repository-contract.js'
+import { memoryRepository } from '../../lib/repository.js'
+import { SAMPLE_USERS } from '../../schemas/user.js'
+import { repositoryContract, type Item } from '../helpers/repository-contract.js'
 
 t.test('the memory store', async (t) => {
   repositoryContract(t, {

@@ -1,4 +1,3 @@
-import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   contentRangeHeader, nextRangeHeader, parseRange, RANGE_ORDERS,
@@ -34,16 +33,6 @@ export interface RangeableCollection<Item> {
   page (request: FastifyRequest, reply: FastifyReply): Item[]
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Indexes `items` once by each rangeable field, for routes that page them by the Range
-     * header (DECISIONS §4). Call it at registration; the collection does not change afterwards.
-     */
-    rangeable: <Item>(items: readonly Item[], fields: Readonly<Record<string, RangeField<Item>>>, options?: RangeableOptions) => RangeableCollection<Item>
-  }
-}
-
 const DEFAULTS: RangeOptions = { limit: 100, offset: 0, order: 'desc' }
 
 /** A field name must be a single token of the grammar. */
@@ -76,6 +65,10 @@ function readKeys<Item> (items: readonly Item[], name: string, field: RangeField
   return keys
 }
 
+/**
+ * Indexes `items` once by each rangeable field, for routes that page them by the Range header
+ * (docs/contract.md, "Pages of /colors"). Throws a TypeError for a declaration that cannot work.
+ */
 export function rangeable<Item> (
   items: readonly Item[],
   fields: Readonly<Record<string, RangeField<Item>>>,
@@ -121,7 +114,3 @@ export function rangeable<Item> (
     }
   }
 }
-
-export default fp(async function range (fastify) {
-  fastify.decorate('rangeable', rangeable)
-}, { name: 'range', dependencies: ['errors'] })

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { UnavailableResponse, errorResponses } from '../../../schemas/common.js'
-import { UsersSchema } from '../../../schemas/user.js'
+import { UnavailableResponse, errorResponses } from '../schemas/common.js'
+import { UsersSchema } from '../schemas/user.js'
 
 /**
  * Registers a route of /users/list-all, /users/list-all/now or /list-all/users: the user store's

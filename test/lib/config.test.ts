@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { loadConfig, loadEnvFile, projectRoot, trustProxyOption } from '../../plugins/config.js'
+import { loadConfig, loadEnvFile, projectRoot, trustProxyOption } from '../../lib/config.js'
 
 t.test('defaults, with nothing set', async (t) => {
   const config = loadConfig({})

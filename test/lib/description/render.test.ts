@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify, { type RouteOptions } from 'fastify'
-import config, { loadConfig } from '../../../plugins/config.js'
-import description, { describeRoutes, endpointPath } from '../../../plugins/description/index.js'
+import config from '../../../plugins/config.js'
+import description from '../../../plugins/description.js'
 import { defaultServerOptions } from '../../helpers/index.js'
 import {
   captureNames,
@@ -14,7 +14,9 @@ import {
   type Introduction,
   type RouteDescription,
   type Schema
-} from '../../../plugins/description/render.js'
+} from '../../../lib/description/render.js'
+import { loadConfig } from '../../../lib/config.js'
+import { describeRoutes, endpointPath } from '../../../lib/description/routes.js'
 
 const GENERIC_ERROR = { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'querystring/sortby must be one of: age, name' }
 const ErrorBody: Schema = {

@@ -1,9 +1,9 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { memoryRepository } from '../../../plugins/collections/index.js'
-import { collectionRoutes, preferences } from '../../../plugins/collections/routes.js'
-import { assertError, buildPlugins, json } from '../../helpers/index.js'
+import { assertError, buildPlugins, json } from '../helpers/index.js'
+import { memoryRepository } from '../../lib/repository.js'
+import { collectionRoutes, preferences } from '../../lib/collection-routes.js'
 
 t.test('preferences: RFC 7240 parsing', async (t) => {
   const cases: Array<[string | undefined, Array<[string, string]>]> = [

@@ -1,8 +1,9 @@
 import createError from '@fastify/error'
-import { Type, type Static, type TObject } from '@sinclair/typebox'
+import type { Static, TObject } from '@sinclair/typebox'
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { SafeInteger, UnavailableResponse, errorResponses, withHeaders } from '../../schemas/common.js'
-import type { Repository } from './index.js'
+import { collectionSchemas } from '../schemas/collection.js'
+import { UnavailableResponse, errorResponses } from '../schemas/common.js'
+import type { Repository } from './repository.js'
 
 export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
 
@@ -48,14 +49,10 @@ function returnPreference (request: FastifyRequest): string | undefined {
   return header === undefined ? undefined : preferences([header].flat().join(',')).get('return')
 }
 
-const PREFERENCE_APPLIED = Type.Optional(Type.String({ description: 'return=representation or return=minimal, when the request asked for it' }))
-const PreferHeaders = Type.Object({
-  Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)', examples: ['return=representation', 'return=minimal'] }))
-})
-
 /**
  * Registers the list/add/view/update/delete routes of one collection on a prefix (the plugin's):
- * the same semantics for every collection (DECISIONS §5), its own item schema, id and repository.
+ * the same semantics for every collection (docs/contract.md, "Collections"), its own item
+ * schema, id and repository.
  */
 export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, collection: Collection<T>): void {
   const { item, name, id, repository, writeAuth, routes = ['list', 'add', 'view', 'update', 'delete'] } = collection
@@ -65,18 +62,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
   const prefix = fastify.prefix
   // Location is where the client finds the item: under the proxy's path prefix, when there is one.
   const itemsUrl = `${fastify.config.BASE_PATH}${prefix}`
-  const Params = Type.Object({ [id]: SafeInteger({ description: `The ${name}'s id` }) })
-  const Items = Type.Array(item, Array.isArray(item.examples) ? { examples: [item.examples] } : {})
-  const CreatedHeaders = Type.Object({
-    Location: Type.String({ description: `The new ${name}'s URL: \`${prefix}/<${id}>\`` }),
-    'Preference-Applied': PREFERENCE_APPLIED
-  })
-  const ReplacedHeaders = Type.Object({ 'Preference-Applied': PREFERENCE_APPLIED })
-  const Created = Type.Null({ description: `Created: no content; Location is the new ${name}'s URL`, headers: CreatedHeaders })
-  const Replaced = Type.Null({ description: 'Replaced: no content', headers: ReplacedHeaders })
-  const Deleted = Type.Null({ description: 'Deleted: no content' })
-  const WithLocation = withHeaders(item, CreatedHeaders)
-  const WithPreference = withHeaders(item, ReplacedHeaders)
+  const { Params, Items, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference } = collectionSchemas(item, name, id, prefix)
   // The auth plugin adds the 401 of these routes when it enforces the credentials.
   const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { contentTypeHeader, isJson } from '../negotiation.js'
+import { contentTypeHeader, isJson } from '../media-types.js'
 
 /** The parts of a JSON Schema (TypeBox schemas are JSON Schema) that the page reads. */
 export interface Schema {

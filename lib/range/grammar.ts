@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { parseWireInteger } from '../validation.js'
+import { parseWireInteger } from '../wire.js'
 
 /**
  * The Range header of servant-pagination (DECISIONS §4), as plain functions:

@@ -2,7 +2,7 @@ import t from 'tap'
 import {
   contentRangeHeader, encodeRangeValue, nextRangeHeader, parseContentRange, parseRange,
   type Range, type RangeFieldGrammar
-} from '../../../plugins/range/grammar.js'
+} from '../../../lib/range/grammar.js'
 
 /** The fields of /colors, as the plugin hands them to the grammar. */
 const FIELDS = new Map<string, RangeFieldGrammar>([

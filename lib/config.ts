@@ -1,0 +1,165 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+/** The directory holding package.json, both from the sources and from dist/. */
+function findProjectRoot (from: string): string {
+  let dir = from
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir)
+    if (parent === dir) return from
+    dir = parent
+  }
+  return dir
+}
+
+export const projectRoot = findProjectRoot(import.meta.dirname)
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const ENVIRONMENTS = ['development', 'production', 'test'] as const
+
+/** One of these words (TypeBox checks a union of literals itself; the API's enums are for Ajv). */
+function OneOf<T extends string> (values: readonly T[], options: { default: T }) {
+  return Type.Union(values.map((value) => Type.Literal(value)), options)
+}
+
+/**
+ * Every setting of the service, read from the environment. Defaults live here
+ * and nowhere else; `.env.example` and the README's table document them.
+ */
+const EnvSchema = Type.Object({
+  // A typo (`prod`) must not quietly count as development, with its default credentials.
+  NODE_ENV: OneOf(ENVIRONMENTS, { default: 'development' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  LOG_LEVEL: OneOf(LOG_LEVELS, { default: 'info' }),
+  BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
+  FILES_DIR: Type.String({ minLength: 1, default: '.' }),
+  STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
+  // Default: on outside production, off in production (DECISIONS §6).
+  DOCS_CATCH_ALL: Type.Optional(Type.Boolean()),
+  // The path prefix the reverse proxy serves the API under (/api), or '' for none.
+  BASE_PATH: Type.String({ pattern: '^(/[A-Za-z0-9._~!$&\'()*+,;=:@%-]+)*$', default: '' }),
+  // Goes inside a quoted string of WWW-Authenticate: no quotes, backslashes or controls.
+  AUTH_REALM: Type.String({ pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', default: 'my-realm' }),
+  // user:password pairs separated by commas; the user has no colon, neither has a comma.
+  BASIC_AUTH_USERS: Type.Optional(Type.String({ pattern: '^[^:,]+:[^,]+(,[^:,]+:[^,]+)*$' })),
+  // Bearer tokens (RFC 6750 b64token) separated by commas.
+  API_TOKENS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/-]+=*(,[A-Za-z0-9._~+/-]+=*)*$' })),
+  // true, false, a hop count, or comma-separated addresses/CIDR ranges of trusted proxies.
+  TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' }),
+  // Unset: the embedded in-memory store (one process, not durable). Set: PostgreSQL, shared by every replica.
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^$|^postgres(ql)?://' })),
+  // Connections each replica keeps at most.
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  // Milliseconds a query (or taking a connection) may last before the request gets 503.
+  DATABASE_STATEMENT_TIMEOUT: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+  // Milliseconds start-up keeps retrying an unreachable database before it gives up (exit 1); 0 = one try.
+  DATABASE_STARTUP_TIMEOUT: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+  // Milliseconds after SIGTERM during which requests on open connections are still answered
+  // (with Connection: close) while new connections are refused; then idle ones are closed.
+  SHUTDOWN_DRAIN: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
+  // Milliseconds after SIGTERM by which the process exits; what is still running then is cut (exit 1).
+  SHUTDOWN_GRACE: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 9000 }),
+  // Overload (@fastify/under-pressure): above any of these, requests get 503 with Retry-After. 0 = not checked.
+  PRESSURE_MAX_EVENT_LOOP_DELAY: Type.Integer({ minimum: 0, default: 1000 }),
+  PRESSURE_MAX_EVENT_LOOP_UTILIZATION: Type.Number({ minimum: 0, maximum: 1, default: 0 }),
+  PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0 }),
+  PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0 }),
+  // Origins allowed to call the API from a browser (CORS), comma-separated, or * for any; '' for none.
+  CORS_ORIGINS: Type.String({ pattern: '^(\\*|https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*)?$', default: '' }),
+  // Requests per client address per window, on every route; 0 turns the global limit off.
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  // Failed authentications per client address per window, after which the address gets 429; 0: no limit.
+  AUTH_FAILURE_LIMIT: Type.Integer({ minimum: 0, default: 10 }),
+  AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
+  // GET /metrics (Prometheus) and the request metrics behind it.
+  METRICS: Type.Boolean({ default: true }),
+  // Compress responses (gzip, br, deflate) for clients that accept it; off when the proxy compresses.
+  COMPRESSION: Type.Boolean({ default: true }),
+  // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
+  COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
+})
+
+export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL'> & { DOCS_CATCH_ALL: boolean }
+
+/** Outside production the tutorial's credentials work out of the box; in production nothing does. */
+const DEVELOPMENT_USERS = 'servant:server'
+
+/** Settings whose values hold credentials: a message that refuses one does not repeat it. */
+const SECRETS = new Set(['BASIC_AUTH_USERS', 'API_TOKENS', 'DATABASE_URL'])
+
+/**
+ * A variable's text as the type its schema declares, as Ajv's `coerceTypes` reads it: a number
+ * (decimal, or with an exponent), `true` or `false`. Text that is none stays text, and the check
+ * refuses it.
+ */
+function fromText (schema: TSchema, text: string): unknown {
+  if (schema.type === 'integer' || schema.type === 'number') {
+    return text.trim() === '' || Number.isNaN(Number(text)) ? text : Number(text)
+  }
+  if (schema.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true'
+  return text
+}
+
+/** What a refused value must be, for the message: the words of a union, else TypeBox's own words. */
+function expected (schema: TSchema, message: string): string {
+  const words = (schema.anyOf as TSchema[] | undefined)?.map((member) => JSON.stringify(member.const))
+  return words === undefined ? message.replace(/^Expected/, 'expected') : `expected one of ${words.join(', ')}`
+}
+
+/**
+ * Validates the environment against the schema (TypeBox's Value: no schema compiler at start-up)
+ * and returns the typed settings. Throws an Error whose message names the offending variable and
+ * what it must be (`env/PORT: expected integer to be less or equal to 65535, not "70000"`); the
+ * value is left out for the credentials.
+ */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const settings: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(EnvSchema.properties)) {
+    const text = env[name]
+    if (text !== undefined) settings[name] = fromText(schema, text)
+  }
+  Value.Default(EnvSchema, settings)
+  const error = Value.Errors(EnvSchema, settings).First()
+  if (error !== undefined) {
+    const name = error.path.slice(1)
+    const value = SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
+    throw new Error(`env/${name}: ${expected(error.schema, error.message)}${value}`)
+  }
+  const config = settings as Config
+  config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'
+  config.FILES_DIR = path.resolve(config.FILES_DIR)
+  config.STATIC_DIR = path.resolve(config.STATIC_DIR)
+  // `DATABASE_URL=` (e.g. from a compose file's `${DATABASE_URL:-}`) is no database, like no variable.
+  if (config.DATABASE_URL === '') delete config.DATABASE_URL
+  if (config.BASIC_AUTH_USERS === undefined && config.NODE_ENV !== 'production') {
+    config.BASIC_AUTH_USERS = DEVELOPMENT_USERS
+  }
+  return config
+}
+
+/**
+ * Loads `.env` of the working directory into process.env when there is one, as `fastify start`
+ * does: variables already set win over the file.
+ */
+export function loadEnvFile (): void {
+  try {
+    process.loadEnvFile()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
+}
+
+/** Fastify's `trustProxy` option for a TRUST_PROXY value: all, none, the nearest N hops, or these addresses. */
+export function trustProxyOption (value: string): boolean | string | ((address: string, hop: number) => boolean) {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    return (_address, hop) => hop < hops
+  }
+  return value
+}

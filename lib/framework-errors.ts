@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorBody, shorten } from './errors.js'
+import { REQUEST_ID_HEADER } from './request-id.js'
+
+// The server options for what Fastify and node:http refuse before any route or plugin runs: the
+// same JSON error body as every other error.
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** Messages of errors Fastify raises before routing that quote the whole path: reworded, the path shortened. */
+const FRAMEWORK_MESSAGES: Record<string, (request: FastifyRequest) => string> = {
+  FST_ERR_BAD_URL: (request) => `'${shorten(request.url)}' is not a valid url component`,
+  FST_ERR_MAX_PARAM_LENGTH: (request) => `A capture of the path '${shorten(request.url)}' is longer than ` +
+    `${request.server.initialConfig.routerOptions?.maxParamLength} characters`
+}
+
+/**
+ * Server option `frameworkErrors`: errors Fastify raises before any route runs (a URL whose
+ * percent-escapes are not UTF-8, FST_ERR_BAD_URL; a capture over maxParamLength,
+ * FST_ERR_MAX_PARAM_LENGTH) get the same JSON error body as the rest, and the request id.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = error.statusCode ?? 400
+  const message = FRAMEWORK_MESSAGES[error.code]?.(request) ?? error.message
+  request.log.info({ statusCode, code: error.code, reason: message }, 'request refused')
+  reply.code(statusCode).header(REQUEST_ID_HEADER, request.id).type(JSON_TYPE)
+    .send(JSON.stringify(errorBody(statusCode, message, error.code)))
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are too large']
+}
+
+/**
+ * Server option `clientErrorHandler`: a request node:http cannot parse, or that arrives too slowly,
+ * is answered with the JSON error body before the connection is closed (Fastify's default answers
+ * a body of another shape). Nothing of the request can be trusted, so it gets a new request id,
+ * sent back and logged with the refusal (not the bytes received).
+ */
+export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [statusCode, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1']
+  const reqId = randomUUID()
+  this.log.info({ reqId, statusCode, code: error.code, reason: message }, 'request refused')
+  const body = JSON.stringify(errorBody(statusCode, message, error.code))
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${reqId}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}

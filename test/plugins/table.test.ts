@@ -1,0 +1,101 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { projectRoot } from '../../lib/config.js'
+
+// plugins/README.md's table is the map of the plugins: it must say what the plugins are.
+
+const PLUGINS = path.join(projectRoot, 'plugins')
+
+interface Row {
+  file: string
+  name: string
+  /** The decorators it adds, as `fastify.x`, `reply.x`, `request.x`: their names. */
+  decorates: string[]
+  /** The plugins it must be registered after (fastify-plugin `dependencies`). */
+  dependsOn: string[]
+  /** Plugins whose decorators it uses when they are registered (not a dependency). */
+  uses: string[]
+}
+
+const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string)
+
+/** The rows of the plugins table. */
+function table (markdown: string): Row[] {
+  return markdown.split('\n').filter((line) => line.startsWith('| `')).map((line) => {
+    const cells = line.slice(1, -1).split(' | ').map((cell) => cell.trim())
+    const [file, name, decorates, , , depends] = cells as [string, string, string, string, string, string]
+    const [required = '', ...optional] = depends.split(';')
+    return {
+      file: names(file)[0] as string,
+      name: names(name)[0] as string,
+      decorates: names(decorates).filter((token) => /^(fastify|reply|request)\.\w+$/.test(token)).map((token) => token.split('.')[1] as string),
+      dependsOn: names(required).sort(),
+      uses: optional.flatMap(names).sort()
+    }
+  })
+}
+
+/** The files autoload registers as plugins: plugins/*.ts, plugins/external/*.ts, plugins/<folder>/index.ts. */
+function pluginFiles (): string[] {
+  return fs.readdirSync(PLUGINS, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.split(path.sep).join('/'))
+    .filter((file) => !file.includes('/') || file.startsWith('external/') || file.endsWith('/index.ts'))
+    .sort()
+}
+
+/** The sources of a plugin: its file, and for a folder's index every file of the folder. */
+function sourceOf (file: string): string {
+  const files = file.endsWith('/index.ts')
+    ? fs.readdirSync(path.join(PLUGINS, path.dirname(file))).filter((name) => name.endsWith('.ts')).map((name) => path.join(path.dirname(file), name))
+    : [file]
+  return files.map((name) => fs.readFileSync(path.join(PLUGINS, name), 'utf8')).join('\n')
+}
+
+/** The plugins whose decorators `source` uses, other than `self`'s: `fastify.config` is config's. */
+function decoratorsUsed (source: string, rows: readonly Row[], self: string): string[] {
+  return rows.filter((row) => row.name !== self && row.decorates.some((decorator) =>
+    new RegExp(decorator === 'config' ? '\\bfastify\\.config\\b' : `\\.${decorator}\\b`).test(source)))
+    .map((row) => row.name).sort()
+}
+
+const rows = table(fs.readFileSync(path.join(PLUGINS, 'README.md'), 'utf8'))
+
+t.test('the table has a row for every plugin, and no other', async (t) => {
+  t.same(rows.map((row) => row.file).sort(), pluginFiles())
+})
+
+t.test('each plugin\'s fastify-plugin name and dependencies are the table\'s', async (t) => {
+  for (const row of rows) {
+    const plugin = (await import(path.join(PLUGINS, row.file))).default
+    const meta = plugin[Symbol.for('plugin-meta')] as { name?: string, dependencies?: string[] } | undefined
+    t.equal(meta?.name, row.name, `${row.file}: name`)
+    t.same([...meta?.dependencies ?? []].sort(), row.dependsOn, `${row.file}: dependencies`)
+  }
+})
+
+t.test('each plugin depends on exactly the plugins whose decorators it uses', async (t) => {
+  for (const row of rows) {
+    const source = sourceOf(row.file)
+    t.same(decoratorsUsed(source, rows, row.name), [...row.dependsOn, ...row.uses].sort(), `${row.file}: the decorators of ${[...row.dependsOn, ...row.uses].join(', ') || 'no other plugin'}`)
+    for (const optional of row.uses) {
+      const provider = rows.find((other) => other.name === optional)!
+      t.ok(provider.decorates.every((decorator) => !new RegExp(`\\.${decorator}\\b`).test(source) || source.includes(`hasDecorator('${decorator}')`)),
+        `${row.file}: uses ${optional} only when it is registered`)
+    }
+  }
+})
+
+t.test('the checks above find a wrong table', async (t) => {
+  const markdown = [
+    '| `a.ts` | `a` | `fastify.alpha`, the thing | onRoute | — | `config`; `b` when it is registered | 400 |',
+    '| `config.ts` | `config` | `fastify.config` | — | — | — | — |',
+    '| `b.ts` | `b` | `reply.beta` | — | — | — | — |'
+  ].join('\n')
+  const parsed = table(markdown)
+  t.same(parsed[0], { file: 'a.ts', name: 'a', decorates: ['alpha'], dependsOn: ['config'], uses: ['b'] })
+  t.same(decoratorsUsed('fastify.config.X; reply.beta(); fastify.alpha', parsed, 'a'), ['b', 'config'])
+  t.same(decoratorsUsed('route.config?.auth; request.routeOptions.config', parsed, 'a'), [], 'a route\'s config is not the settings')
+  t.same(decoratorsUsed('this.betamax', parsed, 'a'), [], 'whole names only')
+})

@@ -1,12 +1,17 @@
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import createError from '@fastify/error'
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
-import Postgrator from 'postgrator'
 import { projectRoot, type Config } from './config.js'
 import { RETRY_AFTER_SECONDS, exposed } from './errors.js'
 import type { Repository } from './repository.js'
+
+// postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
+// imported, so that the production bundle, CommonJS, loads it from node_modules as tsc's dist/ does,
+// its default export the class either way; esbuild leaves such a require alone.
+const { default: Postgrator } = createRequire(path.join(import.meta.dirname, 'postgres.js'))('postgrator') as typeof import('postgrator')
 
 const StoreUnavailableError = createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
 

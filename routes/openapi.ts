@@ -26,9 +26,17 @@ const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
     return document
   })
 
-  // Behind a proxy that strips BASE_PATH, the page links its assets under that prefix; the
-  // document's URL it resolves against its own address, which already carries it.
-  await fastify.register(swaggerUi, { routePrefix: '/documentation', indexPrefix: fastify.config.BASE_PATH })
+  // One route serves the document. Swagger UI asks for it at ./json beside its page: that request
+  // is sent on to /openapi.json (301, under BASE_PATH behind a proxy that strips it), and the same
+  // document as YAML at ./yaml is not served (404).
+  const { BASE_PATH } = fastify.config
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === '/documentation/json') route.handler = async (_request, reply) => reply.redirect(`${BASE_PATH}/openapi.json`, 301)
+    if (route.url === '/documentation/yaml') route.handler = async (_request, reply) => reply.callNotFound()
+  })
+
+  // Behind a proxy that strips BASE_PATH, the page links its assets under that prefix.
+  await fastify.register(swaggerUi, { routePrefix: '/documentation', indexPrefix: BASE_PATH })
 }
 
 export default openapi

@@ -3,9 +3,9 @@
 //
 // - dist/bundle/service.cjs: the whole service in one CommonJS file, the libraries with it. Loading
 //   some 600 modules one by one was about a fifth of the cold start. server.js (server.ts) runs it
-//   through V8's code cache, which only a classic script can be given on every Node we run; an ES
-//   module can't (Node 20 has no module compile cache, and Node 22's keeps only what V8 compiles
-//   before a module runs, not the functions it compiles while the service starts).
+//   through V8's code cache, which only a classic script can be given: Node's module compile cache
+//   keeps what V8 compiles before a module runs, not the functions it compiles while the service
+//   starts.
 // - dist/bundle/plugins/, dist/bundle/routes/: the files @fastify/autoload loads, each a line that
 //   takes its module from service.cjs. Autoload still reads the tree at start-up (beside app.js,
 //   which is in service.cjs, whose directory is dist/bundle): the layout and its prefixes stay the
@@ -13,20 +13,23 @@
 // - dist/bundle/server.js: the entry, server.ts.
 //
 // Packages that start worker threads from files beside their own code (pino's transports) or load
-// optional drivers (pg, postgrator) stay in node_modules. @fastify/swagger-ui is bundled and finds
-// its assets in its package directory, which the bundle resolves at run time.
+// optional drivers (pg) stay in node_modules, and so does postgrator, which lib/postgres.ts
+// require()s at run time. @fastify/swagger-ui is bundled and finds its assets in its package
+// directory, which the bundle resolves at run time (scripts/bundle-plugins.ts: every change the
+// bundle makes to a dependency's code, each checked).
 // dist/ itself is left as it is, for `fastify start`.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { compressChecks, swaggerUiAssets } from './bundle-plugins.ts'
 
 const dist = path.join(import.meta.dirname, '..', 'dist')
 const outdir = path.join(dist, 'bundle')
 const SWAGGER_UI = path.dirname(fileURLToPath(import.meta.resolve('@fastify/swagger-ui')))
 const EXTERNAL = [
   'pino', 'thread-stream', 'pino-pretty',
-  'pg', 'pg-native', '@fastify/postgres', 'postgrator'
+  'pg', 'pg-native', '@fastify/postgres'
 ]
 
 /**
@@ -58,7 +61,7 @@ const main = [
 const bundled = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   logLevel: 'warning',
   // V8 parses all of it before it runs: without the whitespace (a third of the bytes) the start
   // was about 90 ms shorter. Names are kept, so stack traces still name the functions; the source
@@ -79,55 +82,9 @@ await build({
   // plugins/ and routes/ beside it; plugins/config.js, to find package.json) get the bundle's,
   // dist/bundle, the same place in the tree as dist/.
   define: { 'import.meta.dirname': '__dirname' },
-  // swagger-ui's require.resolve below finds the installed package on purpose.
+  // swagger-ui's require.resolve (bundle-plugins.ts) finds the installed package on purpose.
   logOverride: { 'require-resolve-not-external': 'silent' },
-  plugins: [{
-    name: 'esm-only-externals',
-    setup (build) {
-      // postgrator is an ES module only, and stays outside (see EXTERNAL). The bundle, CommonJS,
-      // require()s it (Node 20.19 and 22.12 load an ES module that way), and takes its default
-      // export: esbuild would otherwise hand our `import Postgrator from` the whole namespace. No
-      // import() in the bundle: a script run through the code cache has no loader for one on Node 20.
-      build.onResolve({ filter: /^postgrator$/ }, (args) => args.namespace === 'esm-only'
-        ? { path: args.path, external: true }
-        : { path: args.path, namespace: 'esm-only' })
-      build.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) =>
-        ({ contents: `module.exports = require(${JSON.stringify(args.path)}).default`, loader: 'js' }))
-    }
-  }, {
-    name: 'compress-checks-like-fastify',
-    setup (build) {
-      // @fastify/compress asks each payload `instanceof Response` and `instanceof ReadableStream`:
-      // reading those globals the first time loads Node's bundled undici, about 10 ms of the first
-      // response, which a bare Fastify app does not pay. The same questions asked as Fastify's
-      // reply.send asks them (lib/reply.js) load nothing. The build fails if the code changed.
-      const checks = {
-        'return obj instanceof ReadableStream': "return obj !== null && typeof obj === 'object' && typeof obj.getReader === 'function'",
-        'return obj instanceof Response': "return obj !== null && typeof obj === 'object' && Object.prototype.toString.call(obj) === '[object Response]'"
-      }
-      build.onLoad({ filter: /[\\/]@fastify[\\/]compress[\\/]lib[\\/]utils\.js$/ }, async (args) => {
-        let source = await fs.promises.readFile(args.path, 'utf8')
-        for (const [from, to] of Object.entries(checks)) {
-          if (!source.includes(from)) throw new Error(`${args.path}: "${from}" is gone; see scripts/bundle.js`)
-          source = source.replace(from, to)
-        }
-        return { contents: source, loader: 'js' }
-      })
-    }
-  }, {
-    name: 'swagger-ui-assets',
-    setup (build) {
-      // Its modules read their assets (static/) relative to __dirname, which is the bundle's now:
-      // the directory becomes the installed package's, resolved when the bundle runs.
-      build.onLoad({ filter: /\.js$/ }, async (args) => {
-        if (!args.path.startsWith(SWAGGER_UI + path.sep)) return undefined
-        const source = await fs.promises.readFile(args.path, 'utf8')
-        const below = JSON.stringify(path.relative(SWAGGER_UI, path.dirname(args.path)))
-        const dirname = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui')), ${below})`
-        return { contents: source.replaceAll('__dirname', dirname), loader: 'js', resolveDir: path.dirname(args.path) }
-      })
-    }
-  }]
+  plugins: [compressChecks, swaggerUiAssets(SWAGGER_UI)]
 })
 
 // What autoload finds: each module, taken from service.cjs (which server.js has loaded by then).

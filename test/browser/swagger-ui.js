@@ -108,7 +108,7 @@ try {
   const behind = await openSwaggerUi(browser, `${proxy.url}/api/documentation`)
   const assets = await behind.page.evaluate(() => performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname))
   check(assets.some((asset) => asset === '/api/documentation/static/swagger-ui-bundle.js') && assets.includes('/api/documentation/json'),
-    'the page renders, its assets and the document loaded under /api')
+    'the page renders, its assets and the document loaded under /api (its ./json sent on to /api/openapi.json)')
   check(behind.problems.length === 0, `no CSP violation, console error or failed request${behind.problems.length === 0 ? '' : `: ${behind.problems.join('; ')}`}`)
 } catch (err) {
   check(false, err.stack)

@@ -31,6 +31,7 @@ t.test('Swagger UI loads its assets under BASE_PATH', async (t) => {
   t.notMatch(page, /"\/documentation\//, 'no link without the prefix')
   t.match((await prefixed.inject({ url: '/documentation/' })).body, '"./static/swagger-ui-bundle.js"', 'with a trailing slash the links are relative')
   t.match((await prefixed.inject({ url: '/documentation/static/swagger-initializer.js' })).body, "resolveUrl('./json')", 'the document is fetched relative to the page')
+  t.equal((await prefixed.inject({ url: '/documentation/json' })).headers.location, '/api/openapi.json', 'and sent on to /openapi.json under the prefix')
 
   const plain = await build(t)
   t.match((await plain.inject({ url: '/documentation' })).body, '"/documentation/static/swagger-ui-bundle.js"')

@@ -3,20 +3,23 @@
 import Fastify from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
-import { type Config, loadConfig, loadEnvFile } from './lib/config.js'
+import { InvalidConfiguration, loadConfig, loadEnvFile, type Config } from './lib/config.js'
 
 /** Reads the settings, builds the app and listens; exits the process if it cannot start. */
 export async function start (): Promise<void> {
   let config: Config
+  let server: ReturnType<typeof Fastify>
   try {
     loadEnvFile()
     config = loadConfig()
+    server = Fastify(serverOptions(config))
   } catch (err) {
-    console.error(`Invalid configuration: ${(err as Error).message}`)
+    // Every refused setting, a line each; anything else that stops the start here, in one line:
+    // never an uncaught error, which would print the (bundled) source line it came from.
+    const lines = err instanceof InvalidConfiguration ? err.problems : [String((err as Error).message ?? err).split('\n')[0]]
+    for (const line of lines) console.error(`Invalid configuration: ${line}`)
     process.exit(1)
   }
-
-  const server = Fastify(serverOptions(config))
 
   // SIGTERM (docker stop, which kills 10 s later) or SIGINT: drain and close (plugins/shutdown.ts)
   // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1.

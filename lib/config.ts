@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -110,11 +111,47 @@ function expected (schema: TSchema, message: string): string {
   return words === undefined ? message.replace(/^Expected/, 'expected') : `expected one of ${words.join(', ')}`
 }
 
+/** The settings refused at start-up, each in a line of its own: `env/PORT: expected integer …, not "70000"`. */
+export class InvalidConfiguration extends Error {
+  override name = 'InvalidConfiguration'
+  readonly problems: readonly string[]
+  constructor (problems: readonly string[]) {
+    super(problems.join('\n'))
+    this.problems = problems
+  }
+}
+
+/** Names proxy-addr (Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * What is wrong with a TRUST_PROXY list of addresses, or undefined: each entry must be an IPv4 or
+ * IPv6 address, optionally with a prefix length (`10.0.0.0/8`, `fd00::/8`) or an IPv4 netmask, or
+ * one of proxy-addr's names (loopback, linklocal, uniquelocal).
+ */
+export function proxyListProblem (value: string): string | undefined {
+  if (/^(true|false|\d+)$/.test(value)) return undefined
+  for (const entry of value.split(',').map((part) => part.trim())) {
+    if (PROXY_RANGE_NAMES.has(entry)) continue
+    const [address = '', prefix, ...rest] = entry.split('/')
+    const version = net.isIP(address)
+    const longest = version === 4 ? 32 : 128
+    const prefixValid = prefix === undefined ||
+      (/^\d+$/.test(prefix) && Number(prefix) <= longest) ||
+      (version === 4 && net.isIPv4(prefix))
+    if (version === 0 || rest.length > 0 || !prefixValid) {
+      const which = entry === value.trim() ? '' : ` (${JSON.stringify(entry)} is none)`
+      return `expected true, false, a hop count, or addresses, CIDR ranges, loopback, linklocal or uniquelocal, separated by commas${which}`
+    }
+  }
+  return undefined
+}
+
 /**
  * Validates the environment against the schema (TypeBox's Value: no schema compiler at start-up)
- * and returns the typed settings. Throws an Error whose message names the offending variable and
- * what it must be (`env/PORT: expected integer to be less or equal to 65535, not "70000"`); the
- * value is left out for the credentials.
+ * and returns the typed settings. Throws an InvalidConfiguration that names every offending
+ * variable, a line each, and what it must be (`env/PORT: expected integer to be less or equal to
+ * 65535, not "70000"`); the value is left out for the credentials.
  */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const settings: Record<string, unknown> = {}
@@ -123,12 +160,18 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     if (text !== undefined) settings[name] = fromText(schema, text)
   }
   Value.Default(EnvSchema, settings)
-  const error = Value.Errors(EnvSchema, settings).First()
-  if (error !== undefined) {
-    const name = error.path.slice(1)
+  const problems = new Map<string, string>()
+  const refuse = (name: string, what: string) => {
+    if (problems.has(name)) return
     const value = SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
-    throw new Error(`env/${name}: ${expected(error.schema, error.message)}${value}`)
+    problems.set(name, `env/${name}: ${what}${value}`)
   }
+  for (const error of Value.Errors(EnvSchema, settings)) refuse(error.path.slice(1), expected(error.schema, error.message))
+  if (typeof settings.TRUST_PROXY === 'string') {
+    const problem = proxyListProblem(settings.TRUST_PROXY)
+    if (problem !== undefined) refuse('TRUST_PROXY', problem)
+  }
+  if (problems.size > 0) throw new InvalidConfiguration([...problems.values()])
   const config = settings as Config
   config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'
   config.FILES_DIR = path.resolve(config.FILES_DIR)

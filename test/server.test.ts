@@ -76,6 +76,18 @@ t.test('start-up is refused for an invalid variable, naming it', async (t) => {
   }
 })
 
+t.test('every invalid variable is named at once, a line each, before anything starts; no bundle source printed', async (t) => {
+  const run = spawnSync(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH, PORT: 'abc', LOG_LEVEL: 'loud', TRUST_PROXY: 'yes' },
+    encoding: 'utf8',
+    timeout: 30_000
+  })
+  t.equal(run.status, 1, 'exit 1')
+  t.equal(run.stdout, '', 'nothing started, nothing logged')
+  t.same(run.stderr.trim().split('\n').map((line) => /^Invalid configuration: env\/(\w+): /.exec(line)?.[1]), ['PORT', 'LOG_LEVEL', 'TRUST_PROXY'])
+  t.ok(run.stderr.length < 1000, `${run.stderr.length} characters on stderr`)
+})
+
 t.test('a .env file of the working directory is read; the environment wins over it', async (t) => {
   const cwd = t.testdir({ '.env': 'AUTH_REALM=from-dotenv\nAPI_TOKENS=dotenv-token\n' })
   const server = await startServer(t, { API_TOKENS: 'shell-token' }, { cwd })

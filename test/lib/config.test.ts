@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { loadConfig, loadEnvFile, projectRoot, trustProxyOption } from '../../lib/config.js'
+import { InvalidConfiguration, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption } from '../../lib/config.js'
 
 t.test('defaults, with nothing set', async (t) => {
   const config = loadConfig({})
@@ -95,6 +95,12 @@ t.test('an invalid value is refused with a message naming the variable', async (
     ['API_TOKENS', 'has space'],
     ['API_TOKENS', 'a,,b'],
     ['TRUST_PROXY', 'yes please'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '1.2.3'],
+    ['TRUST_PROXY', '::1/129'],
+    ['TRUST_PROXY', 'loopback,nope'],
+    ['TRUST_PROXY', '10.0.0.1/8/8'],
     ['COLORS_SYNTHETIC_COUNT', '-1'],
     ['COLORS_SYNTHETIC_COUNT', 'many'],
     ['COLORS_SYNTHETIC_COUNT', '5000001'],
@@ -179,4 +185,21 @@ t.test('loadEnvFile: .env of the working directory when there is one; what is se
   t.doesNotThrow(() => loadEnvFile(), 'no .env: nothing to do')
   process.chdir(path.join(dir, 'broken'))
   t.throws(() => loadEnvFile(), 'a .env that cannot be read (here a directory) is an error, not ignored')
+})
+
+t.test('TRUST_PROXY: addresses, ranges and proxy-addr\'s names are taken; anything else is named', async (t) => {
+  for (const value of ['true', 'false', '0', '2', '10.0.0.1', '10.0.0.0/8, 192.168.1.1', 'loopback', 'linklocal,uniquelocal', 'fd00::/8', '::1', '1.2.3.4/255.0.0.0']) {
+    t.equal(proxyListProblem(value), undefined, value)
+    t.equal(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, value)
+  }
+  t.match(proxyListProblem('10.0.0.1, yes'), /\("yes" is none\)$/, 'the entry that is not an address is named')
+  t.notMatch(proxyListProblem('yes') ?? '', /is none/, 'a single value is quoted once, by the message')
+})
+
+t.test('every invalid variable is refused at once, a line each', async (t) => {
+  const err = t.throws(() => loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', TRUST_PROXY: 'yes', METRICS: 'maybe' })) as InvalidConfiguration
+  t.type(err, InvalidConfiguration)
+  t.same(err.problems.map((line) => line.split(':')[0]), ['env/PORT', 'env/LOG_LEVEL', 'env/METRICS', 'env/TRUST_PROXY'])
+  t.equal(err.message.split('\n').length, 4)
+  t.ok(err.problems.every((line) => !line.includes('\n')), 'one line each')
 })

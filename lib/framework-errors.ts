@@ -4,6 +4,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, shorten } from './errors.js'
 import { REQUEST_ID_HEADER } from './request-id.js'
+import { API_HEADERS } from './security-headers.js'
 
 // The server options for what Fastify and node:http refuse before any route or plugin runs: the
 // same JSON error body as every other error.
@@ -20,13 +21,15 @@ const FRAMEWORK_MESSAGES: Record<string, (request: FastifyRequest) => string> = 
 /**
  * Server option `frameworkErrors`: errors Fastify raises before any route runs (a URL whose
  * percent-escapes are not UTF-8, FST_ERR_BAD_URL; a capture over maxParamLength,
- * FST_ERR_MAX_PARAM_LENGTH) get the same JSON error body as the rest, and the request id.
+ * FST_ERR_MAX_PARAM_LENGTH) get the same JSON error body as the rest, the request id and the
+ * security headers.
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const statusCode = error.statusCode ?? 400
   const message = FRAMEWORK_MESSAGES[error.code]?.(request) ?? error.message
   request.log.info({ statusCode, code: error.code, reason: message }, 'request refused')
-  reply.code(statusCode).header(REQUEST_ID_HEADER, request.id).type(JSON_TYPE)
+  // No hook runs for these answers: the headers every answer has are set here.
+  reply.code(statusCode).headers(API_HEADERS).header(REQUEST_ID_HEADER, request.id).type(JSON_TYPE)
     .send(JSON.stringify(errorBody(statusCode, message, error.code)))
 }
 
@@ -47,10 +50,22 @@ export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoEx
   const [statusCode, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1']
   const reqId = randomUUID()
   this.log.info({ reqId, statusCode, code: error.code, reason: message }, 'request refused')
-  const body = JSON.stringify(errorBody(statusCode, message, error.code))
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${reqId}\r\nConnection: close\r\n\r\n${body}`)
-  }
+  answerRaw(socket, statusCode, errorBody(statusCode, message, error.code), { [REQUEST_ID_HEADER]: reqId })
   socket.destroy(error)
+}
+
+/** The security headers of every answer, as raw header lines. */
+const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+
+/**
+ * Writes a whole JSON error answer on a socket that no route or hook will answer (the request was
+ * refused before Fastify saw it), with the headers every answer has, and `Connection: close`: the
+ * caller closes the socket.
+ */
+export function answerRaw (socket: Socket, statusCode: number, body: object, headers: Readonly<Record<string, string>> = {}): void {
+  if (!socket.writable) return
+  const text = JSON.stringify(body)
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\n${extra}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${text}`)
 }

@@ -1,7 +1,12 @@
+import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import createError from '@fastify/error'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { allowHeader, shorten } from '../lib/errors.js'
+import { allowHeader, errorBody, shorten } from '../lib/errors.js'
+import { answerRaw } from '../lib/framework-errors.js'
+import { REQUEST_ID_HEADER, requestId } from '../lib/request-id.js'
 
 export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
 export const MethodNotAllowed = createError('FST_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
@@ -24,7 +29,10 @@ export default fp(async function notFound (fastify) {
     }
   })
 
-  fastify.setNotFoundHandler(function notFound (request, reply) {
+  /** The methods a path has, for `Allow`: empty when it has none. */
+  const allowedOn = (url: string) => allowHeader([...methods].filter((m) => routes.find(m, url) !== null))
+
+  function notFound (request: FastifyRequest, reply: FastifyReply) {
     const { url } = request
     const method = request.method as HTTPMethod
     const path = shorten(url.split('?')[0] as string)
@@ -33,12 +41,34 @@ export default fp(async function notFound (fastify) {
       if (fastify.config.DOCS_CATCH_ALL && fastify.hasDecorator('apiDescription')) {
         return reply.code(200).type('text/plain; charset=utf-8').send(fastify.apiDescription.markdown)
       }
-      const allowed = allowHeader([...methods].filter((m) => routes.find(m, url) !== null))
+      const allowed = allowedOn(url)
       if (allowed !== '') {
         reply.header('allow', allowed)
         return reply.send(new MethodNotAllowed(method, path, allowed))
       }
     }
     return reply.send(new RouteNotFound(method, path))
+  }
+  fastify.setNotFoundHandler(notFound)
+
+  // QUERY on a path without it: Fastify refuses a QUERY without a Content-Type (400) before any
+  // handler runs, also the not-found one. The 404/405 is the answer, as for every other method.
+  fastify.addHook('onRequest', function queryWithoutRoute (request, reply, done) {
+    if (request.method === 'QUERY' && request.is404) return notFound(request, reply)
+    done()
+  })
+
+  // CONNECT is not routed: node:http hands it over (`connect`) and, without a listener, drops the
+  // connection. It gets the 405 (or 404) as well, then the connection closes.
+  fastify.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    const url = request.url ?? '/'
+    const allowed = url.startsWith('/') ? allowedOn(url) : ''
+    const path = shorten(url.split('?')[0] as string)
+    const reqId = requestId(request)
+    fastify.log.info({ reqId, method: 'CONNECT', url: path }, 'request refused')
+    const error = allowed === '' ? new RouteNotFound('CONNECT', path) : new MethodNotAllowed('CONNECT', path, allowed)
+    answerRaw(socket, error.statusCode!, errorBody(error.statusCode!, error.message, error.code),
+      { [REQUEST_ID_HEADER]: reqId, ...(allowed === '' ? {} : { allow: allowed }) })
+    socket.end()
   })
 }, { name: 'not-found', dependencies: ['config'] })

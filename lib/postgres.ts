@@ -83,12 +83,19 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable): R
   }
 }
 
-/** The URL with its password masked, to name the database in messages and logs. */
+/**
+ * The URL with every password in it masked, to name the database in messages and logs: the one
+ * before the host, and any query parameter that holds one (`?password=`, `sslpassword=`).
+ */
 export function redactedUrl (url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/pass/i.test(name)) parsed.searchParams.set(name, '***')
+    }
+    // URLSearchParams writes the mask percent-encoded.
+    return parsed.toString().replaceAll('%2A%2A%2A', '***')
   } catch {
     return 'the database of DATABASE_URL'
   }

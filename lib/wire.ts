@@ -136,3 +136,22 @@ export function canAnswerBadRequest (url: string, schema: FastifySchema | undefi
   return /[:*]/.test(url) || schema?.body !== undefined ||
     canRefuse(schema?.querystring as AnySchemaObject | undefined) || canRefuse(schema?.headers as AnySchemaObject | undefined)
 }
+
+/**
+ * Where a parsed JSON body holds a key that could poison a prototype: an own `__proto__`, or a
+ * `constructor` that holds a `prototype` (as secure-json-parse refuses them): `body/user/__proto__`.
+ * Undefined when there is none.
+ */
+export function forbiddenKey (value: unknown, at = 'body'): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if (Object.hasOwn(value, '__proto__')) return `${at}/__proto__`
+  const constructor = (value as Record<string, unknown>).constructor
+  if (Object.hasOwn(value, 'constructor') && typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype')) {
+    return `${at}/constructor/prototype`
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const found = forbiddenKey(child, `${at}/${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}

@@ -1,8 +1,10 @@
+import createError from '@fastify/error'
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import { errorCodes, type FastifyInstance } from 'fastify'
+import { parse as parseJson } from 'secure-json-parse'
 import { Ajv, type AnySchemaObject } from 'ajv'
 import formats from 'ajv-formats'
-import { canAnswerBadRequest, isFormFields, lowerCaseNames, wireDecoder, type WireValue } from '../lib/wire.js'
+import { canAnswerBadRequest, forbiddenKey, isFormFields, lowerCaseNames, wireDecoder, type WireValue } from '../lib/wire.js'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
 
 /**
@@ -47,7 +49,26 @@ function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart:
     : checkDecoded
 }
 
+const { FST_ERR_CTP_EMPTY_JSON_BODY, FST_ERR_CTP_INVALID_JSON_BODY } = errorCodes
+export const ForbiddenKey = createError('FST_ERR_CTP_FORBIDDEN_KEY', 'Body has a key that is refused: %s', 400)
+
+/**
+ * JSON bodies as Fastify parses them (secure-json-parse: `__proto__`, and `constructor` holding a
+ * `prototype`, are refused), the refused key named in the 400 rather than "not valid JSON".
+ */
+function parseJsonBody (_request: unknown, body: string, done: (err: Error | null, value?: unknown) => void): void {
+  if (body === '') return done(new FST_ERR_CTP_EMPTY_JSON_BODY())
+  try {
+    done(null, parseJson(body))
+  } catch (err) {
+    const key = (err as Error).message === 'Object contains forbidden prototype property' ? forbiddenKey(JSON.parse(body)) : undefined
+    done(key === undefined ? new FST_ERR_CTP_INVALID_JSON_BODY() : new ForbiddenKey(key))
+  }
+}
+
 export default fp(async function validation (fastify) {
+  fastify.removeContentTypeParser('application/json')
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   fastify.setValidatorCompiler(({ schema, httpPart }) => compile(fastify, schema as AnySchemaObject, httpPart))
   fastify.addHook('onRoute', ({ url, schema }) => {
     if (canAnswerBadRequest(url, schema)) addResponses(schema, { 400: ErrorSchema })

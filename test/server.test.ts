@@ -127,15 +127,21 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
   const { port } = closed.address() as net.AddressInfo
   await new Promise((resolve) => closed.close(resolve))
-  const run = spawnSync(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: `postgres://app:hunter2@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT: '0' },
-    encoding: 'utf8',
-    timeout: 30_000
-  })
-  t.equal(run.status, 1, 'exit 1')
-  const fatal = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
-  t.match(fatal?.msg, `could not start: The database at postgres://app:***@127.0.0.1:${port}/app is unreachable (attempts: 1): connect ECONNREFUSED`)
-  t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
+  // The password before the host, or in the query string: masked either way.
+  for (const [url, shown] of [
+    [`postgres://app:hunter2@127.0.0.1:${port}/app`, `postgres://app:***@127.0.0.1:${port}/app`],
+    [`postgres://127.0.0.1:${port}/app?user=app&password=hunter2`, `postgres://127.0.0.1:${port}/app?user=app&password=***`]
+  ] as const) {
+    const run = spawnSync(process.execPath, [serverEntry], {
+      env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '0' },
+      encoding: 'utf8',
+      timeout: 30_000
+    })
+    t.equal(run.status, 1, 'exit 1')
+    const fatal = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
+    t.match(fatal?.msg, `could not start: The database at ${shown} is unreachable (attempts: 1): connect ECONNREFUSED`)
+    t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
+  }
 })
 
 t.test('a client that reads a stream as fast as it can does not keep others waiting', async (t) => {

@@ -79,7 +79,7 @@ t.test('a request that is not HTTP gets an id too, logged with the refusal', asy
     socket.on('error', reject)
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
-  const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(answer)?.[1]
+  const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1]
   t.match(id, UUID, 'an id in the answer')
   t.match(logs.entries.find((entry) => entry.reqId === id), { msg: 'request refused', statusCode: 400, code: /^HPE_/ })
 })

@@ -27,7 +27,7 @@ export function serverOptions (config: Config, { edge = true }: Pick<AppOptions,
     clientErrorHandler,
     // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
     genReqId: edge ? requestId : undefined,
-    // A request's logger is made when it first writes a line (see plugins/logging.ts).
+    // A request's logger is made when it first writes a line (see lib/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory,
     logger: {
       level: config.LOG_LEVEL,

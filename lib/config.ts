@@ -38,7 +38,7 @@ const EnvSchema = Type.Object({
   BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
   FILES_DIR: Type.String({ minLength: 1, default: '.' }),
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
-  // Default: on outside production, off in production (DECISIONS §6).
+  // Default: on outside production, off in production (docs/contract.md, The description page).
   DOCS_CATCH_ALL: Type.Optional(Type.Boolean()),
   // The path prefix the reverse proxy serves the API under (/api), or '' for none.
   BASE_PATH: Type.String({ pattern: '^(/[A-Za-z0-9._~!$&\'()*+,;=:@%-]+)*$', default: '' }),

@@ -8,7 +8,7 @@ export function StringEnum<T extends string> (values: readonly T[], options: Sch
   return Type.Unsafe<T>({ ...options, type: 'string', enum: [...values] })
 }
 
-/** The body of every error the service produces (DECISIONS §1), Fastify's own shape. */
+/** The body of every error the service produces (docs/contract.md, Errors), Fastify's own shape. */
 export const ErrorSchema = Type.Object({
   statusCode: Type.Integer(),
   code: Type.Optional(Type.String()),
@@ -31,7 +31,7 @@ export function errorResponses<const S extends number> (...statuses: S[]) {
   return Object.fromEntries(statuses.map((status) => [status, ErrorSchema])) as Record<S, typeof ErrorSchema>
 }
 
-/** An integer that is safe in JavaScript and in 64-bit storage (DECISIONS §1). */
+/** An integer that is safe in JavaScript and in 64-bit storage (docs/contract.md, Values on the wire). */
 export function SafeInteger (options: SchemaOptions = {}) {
   return Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options })
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SafeInteger } from './common.js'
 
-/** The sender of every marketing e-mail (DECISIONS §2). */
+/** The sender of every marketing e-mail (docs/contract.md, Sample data). */
 export const SENDER_ADDRESS = 'great@company.com'
 
 const ALP = {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 
-/** The persons of the tutorial (DECISIONS §2), in order. */
+/** The persons of the tutorial (docs/contract.md, Sample data), in order. */
 export const PERSONS: Array<{ firstName: string, lastName: string }> = [
   { firstName: 'Isaac', lastName: 'Newton' },
   { firstName: 'Albert', lastName: 'Einstein' }

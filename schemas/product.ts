@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SafeInteger } from './common.js'
 
-/** A product of the /products collection (DECISIONS §5); the collection's id is not one of its fields. */
+/** A product of the /products collection (docs/contract.md, Collections); the collection's id is not one of its fields. */
 export const ProductSchema = Type.Object({
   productId: SafeInteger(),
   name: Type.Optional(Type.String())

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { A_NUMBER } from './counters.js'
 import { SafeInteger, StringEnum, withHeaders } from './common.js'
 
-/** The two users of the servant tutorial (DECISIONS §2), in id order: ids 1 and 2 of the user store. */
+/** The two users of the servant tutorial (docs/contract.md, Sample data), in id order: ids 1 and 2 of the user store. */
 export const SAMPLE_USERS = [
   { name: 'Isaac Newton', age: 372, email: 'isaac@newton.co.uk', registration_date: '1683-03-01' },
   { name: 'Albert Einstein', age: 136, email: 'ae@mc2.org', registration_date: '1905-12-01' }

@@ -2,7 +2,7 @@ import createError from '@fastify/error'
 import { parseWireInteger } from '../wire.js'
 
 /**
- * The Range header of servant-pagination (DECISIONS §4), as plain functions:
+ * The Range header of servant-pagination (docs/contract.md, Pagination by Range), as plain functions:
  * `<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` in, and the
  * `Content-Range` and `Next-Range` values out.
  */

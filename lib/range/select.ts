@@ -1,7 +1,7 @@
 import type { Range, RangeValue } from './grammar.js'
 
 /**
- * The selection of servant-pagination (DECISIONS §4) over a collection indexed once:
+ * The selection of servant-pagination (docs/contract.md, Pagination by Range) over a collection indexed once:
  * a request costs O(log n + limit), never a sort.
  */
 

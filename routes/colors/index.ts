@@ -4,7 +4,7 @@ import { ColorsPageSchema, ColorsRequestHeadersSchema, type Color } from '../../
 import { syntheticColors } from './synthetic.js'
 import COLORS from './colors.json' with { type: 'json' }
 
-/** GET /colors: the tutorial's 59 colours, a page at a time, by the Range header (DECISIONS §4). */
+/** GET /colors: the tutorial's 59 colours, a page at a time, by the Range header (docs/contract.md, Pagination by Range). */
 const colors: FastifyPluginAsyncTypebox = async (fastify) => {
   const count = fastify.config.COLORS_SYNTHETIC_COUNT
   const items: readonly Color[] = count > 0 ? syntheticColors(count, COLORS.map((color) => color.name)) : COLORS

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../schemas/common.js'
 import { DescriptionPageSchema } from '../../schemas/docs.js'
 
-/** GET /docs: the API description page, generated at start-up (DECISIONS §6), whatever DOCS_CATCH_ALL says. */
+/** GET /docs: the API description page, generated at start-up (docs/contract.md, The description page), whatever DOCS_CATCH_ALL says. */
 const docs: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     schema: {

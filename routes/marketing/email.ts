@@ -1,6 +1,6 @@
 import { SENDER_ADDRESS, type ClientInfo, type Email } from '../../schemas/marketing.js'
 
-/** The marketing e-mail for a client (SPEC part 2): no interests give `latest  products`. */
+/** The marketing e-mail for a client (docs/contract.md, The endpoints): no interests give `latest  products`. */
 export function marketingEmail (client: ClientInfo): Email {
   return {
     from: SENDER_ADDRESS,

@@ -5,8 +5,8 @@ import { UserSchema, UsersQuerySchema, UsersRequestHeadersSchema, UsersWithCount
 import { renderUsersForm, renderUsersText, sortUsers } from './listing.js'
 
 /**
- * /users: the user collection (DECISIONS §5) on the user store. Its list is its own: sorting,
- * the User-Count header and four content types (DECISIONS §3).
+ * /users: the user collection (docs/contract.md, Collections) on the user store. Its list is its own: sorting,
+ * the User-Count header and four content types (docs/contract.md, The endpoints).
  */
 const users: FastifyPluginAsyncTypebox = async (fastify) => {
   const repository = fastify.store.users

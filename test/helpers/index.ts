@@ -125,7 +125,7 @@ export interface WalkedEndpoint {
 /**
  * Builds the whole app like build() and walks its routes with a hook of the test's own, as they
  * register: the endpoints a description of the API must hold, found without the app's plugins.
- * Left out, as DECISIONS §6 and the @fastify/swagger convention say: HEAD, and `schema.hide`.
+ * Left out, as docs/contract.md (The description page) and the @fastify/swagger convention say: HEAD, and `schema.hide`.
  */
 export async function walkRoutes (t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false) {
   const routes: RouteOptions[] = []
@@ -225,7 +225,7 @@ export function json<T = any> (res: LightMyRequestResponse): T {
   return JSON.parse(res.body) as T
 }
 
-/** Asserts the JSON error body of DECISIONS §1 and returns its message. */
+/** Asserts the JSON error body (docs/contract.md, Errors) and returns its message. */
 export function assertError (t: Test, res: LightMyRequestResponse, statusCode: number, mentions?: string | RegExp): string {
   t.equal(res.statusCode, statusCode, `status ${statusCode}`)
   t.match(res.headers['content-type'], /^application\/json; charset=utf-8$/, 'JSON error')

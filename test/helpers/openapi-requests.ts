@@ -59,7 +59,7 @@ export type Limits = Record<string, number>
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 24 })
 /** Text of any code points, for bodies and query strings (percent-encoded on the way). */
 const text = fc.string({ unit: 'grapheme', maxLength: 24 })
-/** Integers on the wire that are not decimal integers, or not safe ones (DECISIONS §1). */
+/** Integers on the wire that are not decimal integers, or not safe ones (docs/contract.md, Values on the wire). */
 const badIntegers = fc.constantFrom('', '1.5', '1e3', '0x10', ' 1', '+', '-', 'abc', '99999999999999999999', '١٢')
 const dates = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true })
   .map((date) => date.toISOString().slice(0, 10))

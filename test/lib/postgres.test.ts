@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { isUnavailable, migrate, postgresRepository, redactedUrl, storeUnavailable } from '../../lib/postgres.js'
@@ -89,6 +92,17 @@ t.test('the PostgreSQL repository', async (t) => {
       'a statement timeout is 503, with its cause')
     t.same(await postgresRepository<Item>(products, 'products').list(), [], 'and nothing was written')
   })
+})
+
+t.test('released migrations never change: postgrator refuses a database that ran another text of them', async (t) => {
+  const dir = path.join(import.meta.dirname, '..', '..', 'migrations')
+  const released: Record<string, string> = {
+    '001.do.collections.sql': 'a02be7b547f492bb5b30560d31ee3631',
+    '002.do.sample-users.sql': '211b014cba20f4f0283a6382ed814f5f'
+  }
+  for (const [file, md5] of Object.entries(released)) {
+    t.equal(createHash('md5').update(fs.readFileSync(path.join(dir, file), 'utf8')).digest('hex'), md5, `${file}: a change is a new file (migrations/README.md)`)
+  }
 })
 
 t.test('isUnavailable: what the database cannot serve, as opposed to our faults', async (t) => {

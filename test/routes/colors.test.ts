@@ -52,7 +52,7 @@ t.test('no Range header: the default range on name, limit 100, desc', async (t) 
   assertPage(t, await get(app, 'name'), { length: 59, contentRange: 'name Yellow..Aqua' })
 })
 
-t.test('the examples of SPEC 4.9, with exact headers', async (t) => {
+t.test('the tutorial\'s examples of a Range, with exact headers', async (t) => {
   const app = await build(t)
   assertPage(t, await get(app, 'name; limit 2'), {
     body: ['Yellow#ffff00', 'White#ffffff'],

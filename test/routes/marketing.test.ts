@@ -134,7 +134,7 @@ t.test('GET /marketing: 405 with Allow: POST (catch-all off)', async (t) => {
   t.equal(res.headers.allow, 'POST')
 })
 
-t.test('marketingEmail: the rules of SPEC part 2; the schemas\' examples agree', async (t) => {
+t.test('marketingEmail: the rules of docs/contract.md (The endpoints); the schemas\' examples agree', async (t) => {
   t.same(marketingEmail(ALP), JSON.parse(ALP_EMAIL_JSON))
   t.same(marketingEmail({ ...ALP, clientInterestedIn: ['a', 'b', 'c'] }).body, 'Hi Alp Mestanogullari,\n\nSince you\'ve recently turned 25, have you checked out our latest a, b, c products? Give us a visit!')
   t.same(marketingEmail(ClientInfoSchema.examples[0]), EmailSchema.examples[0])

@@ -13,9 +13,9 @@ const FIELDS = new Map<string, RangeFieldGrammar>([
 
 const parse = (header: string) => parseRange(header, FIELDS)
 
-t.test('every example of SPEC 4.9 and DECISIONS §4 parses, missing parts taking the field\'s defaults', async (t) => {
+t.test('every example of docs/contract.md (Pagination by Range) parses, missing parts taking the field\'s defaults', async (t) => {
   const examples: Array<[string, Range]> = [
-    // SPEC 4.9 rules 3–5
+    // the tutorial's examples
     ['name', { field: 'name', limit: 100, offset: 0, order: 'desc' }],
     ['name; limit 2', { field: 'name', limit: 2, offset: 0, order: 'desc' }],
     ['name Green; order asc; offset 1', { field: 'name', value: 'Green', limit: 100, offset: 1, order: 'asc' }],
@@ -46,7 +46,7 @@ t.test('every example of SPEC 4.9 and DECISIONS §4 parses, missing parts taking
     ['name; Limit 7; limit 2', { field: 'name', limit: 2, offset: 0, order: 'desc' }],
     ['name; limit 2; limit 5; order asc; order desc', { field: 'name', limit: 2, offset: 0, order: 'asc' }],
     ['name; limit 2; limit abc', { field: 'name', limit: 2, offset: 0, order: 'desc' }],
-    // limit and offset: integers ≥ 0, by the wire rules of DECISIONS §1
+    // limit and offset: integers ≥ 0, by the wire rules (docs/contract.md, Values on the wire)
     ['name; limit 0', { field: 'name', limit: 0, offset: 0, order: 'desc' }],
     ['name; limit +3; offset 007', { field: 'name', limit: 3, offset: 7, order: 'desc' }],
     ['name; limit -0; offset -0', { field: 'name', limit: 0, offset: 0, order: 'desc' }],

@@ -10,7 +10,7 @@ import type { Color } from '../../../schemas/color.js'
 import COLORS from '../../../routes/colors/colors.json' with { type: 'json' }
 
 /**
- * The selection as DECISIONS §4 words it, done the slow way on every call: a stable sort by the
+ * The selection as docs/contract.md (Pagination by Range) words it, done the slow way on every call: a stable sort by the
  * field in the given order, a linear scan to the start value, skip, take, and the Next-Range rule.
  */
 function reference<Item> (items: readonly Item[], key: (item: Item) => RangeValue, range: Range): RangePage<Item> {

@@ -196,6 +196,42 @@ t.test('no path leaves the static area: 404 JSON, never the file', async (t) => 
   t.equal((await rawGet(port, '/static/hello.txt')).body, 'hello\n', 'the raw client does reach files')
 })
 
+t.test('a symlink whose target leaves the area is no file of it, unless STATIC_FOLLOW_SYMLINKS', async (t) => {
+  const root = await staticArea(t)
+  const outer = path.dirname(path.dirname(root))
+  await fs.symlink(path.join(outer, 'secret.txt'), path.join(root, 'pw'))
+  await fs.symlink(outer, path.join(root, 'out'))
+  await fs.symlink('../../secret.txt', path.join(root, 'relative'))
+  await fs.symlink(path.join(root, 'hello.txt'), path.join(root, 'alias.txt'))
+  await fs.symlink(path.join(root, 'sub'), path.join(root, 'sub-alias'))
+  await fs.symlink(path.join(root, 'nowhere.txt'), path.join(root, 'dangling'))
+
+  const app = await build(t, { STATIC_DIR: root, DOCS_CATCH_ALL: 'true' })
+  for (const url of ['/static/pw', '/static/out/secret.txt', '/static/relative', '/static/dangling']) {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await app.inject({ method, url })
+      t.equal(res.statusCode, 404, `${method} ${url}: 404, also with the catch-all on`)
+      t.notMatch(res.body, SECRET, `${method} ${url}: never the target`)
+    }
+    assertError(t, await app.inject({ url }), 404)
+  }
+  t.equal((await app.inject({ url: '/static/alias.txt' })).body, 'hello\n', 'a symlink within the area is followed')
+  t.equal((await app.inject({ url: '/static/sub-alias/deep.txt' })).body, 'deep', 'a directory symlink within the area too')
+
+  const open = await build(t, { STATIC_DIR: root, STATIC_FOLLOW_SYMLINKS: 'true' })
+  t.equal((await open.inject({ url: '/static/pw' })).body, SECRET, 'STATIC_FOLLOW_SYMLINKS=true: followed wherever it goes')
+  t.equal((await open.inject({ url: '/static/out/secret.txt' })).body, SECRET)
+})
+
+t.test('STATIC_DIR may itself be a symlink: its own files are served', async (t) => {
+  const root = await staticArea(t)
+  const link = path.join(path.dirname(root), 'public-link')
+  await fs.symlink(root, link)
+  const app = await build(t, { STATIC_DIR: link })
+  t.equal((await app.inject({ url: '/static/hello.txt' })).body, 'hello\n')
+  t.equal((await app.inject({ url: '/static/sub/deep.txt' })).body, 'deep')
+})
+
 t.test('another method: 405 with Allow: GET, HEAD (catch-all off)', async (t) => {
   const app = await build(t, { DOCS_CATCH_ALL: 'false' })
   for (const method of ['POST', 'PUT', 'DELETE'] as const) {

@@ -21,7 +21,7 @@ t.test('the Authorization header never reaches the logs', async (t) => {
 })
 
 t.test('edge: false is the service without its edge plugins (what bench/edge.bench.js measures them against)', async (t) => {
-  const config = loadConfig({ DOCS_CATCH_ALL: 'false' })
+  const config = loadConfig({ DOCS_CATCH_ALL: 'false', METRICS_PORT: '0' })
   const serve = async (edge: boolean) => {
     const server = Fastify({ ...serverOptions(config, { edge }), logger: false })
     await server.register(app, { config, edge })

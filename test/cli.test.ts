@@ -10,7 +10,7 @@ const cliEntry = path.join(projectRoot, 'dist', 'cli.js')
 
 t.test('fastify start (npm run dev) takes the settings server.ts takes: address, port, log level, proxy trust, close grace', async (t) => {
   const child = spawn(process.execPath, [fastifyCli, 'start', '--config', cliEntry, cliEntry], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TRUST_PROXY: '1', SHUTDOWN_DRAIN: '1000' },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TRUST_PROXY: '1', SHUTDOWN_DRAIN: '1000', METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })

@@ -38,10 +38,11 @@ async function storeEnv (env: Record<string, string>): Promise<Record<string, st
 
 /**
  * Settings every test app and server gets unless the test sets them: no load shedding on event-loop
- * delay, which a test process starved of CPU by its neighbours would see as overload.
- * test/plugins/under-pressure.test.ts sets its own thresholds.
+ * delay, which a test process starved of CPU by its neighbours would see as overload
+ * (test/plugins/under-pressure.test.ts sets its own thresholds); the metrics listener on any free
+ * port, as test processes run side by side.
  */
-const TEST_ENV = { PRESSURE_MAX_EVENT_LOOP_DELAY: '0' }
+const TEST_ENV = { PRESSURE_MAX_EVENT_LOOP_DELAY: '0', METRICS_PORT: '0' }
 
 /** The document of each app that build() made, as GET /openapi.json serves it (even while overloaded). */
 const documents = new WeakMap<FastifyInstance, () => unknown>()

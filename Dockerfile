@@ -16,7 +16,7 @@ COPY static static
 # SIGTERM, leaves the code V8 compiled while it started in dist/bundle/.compile-cache, which every
 # container then reads instead of parsing and compiling the bundle (same Node: the runtime stage is
 # the same node:24-slim). The build fails if it is missing.
-RUN NODE_ENV=production PORT=0 timeout -s TERM 5 node dist/bundle/server.js > /dev/null; ls dist/bundle/.compile-cache/service-*.bin
+RUN NODE_ENV=production STORE=memory PORT=0 METRICS_PORT=0 timeout -s TERM 5 node dist/bundle/server.js > /dev/null; ls dist/bundle/.compile-cache/service-*.bin
 
 # 2. Production dependencies only.
 FROM node:24-slim AS deps
@@ -37,7 +37,7 @@ COPY package.json ./
 COPY static static
 COPY migrations migrations
 USER node
-EXPOSE 3000
+EXPOSE 3000 9091
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself, then drains in-flight requests.

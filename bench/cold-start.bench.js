@@ -9,7 +9,7 @@ import { median, printTable, root, serverEntry, startProcess } from './lib.js'
 
 const TARGET = 1.5
 const runs = Number(process.env.BENCH_COLD_RUNS ?? 15)
-const production = { LOG_LEVEL: 'warn', NODE_ENV: 'production' }
+const production = { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory' }
 const sides = {
   service: { args: [serverEntry], env: production, ms: [] },
   'service, no code cache': { args: [serverEntry], env: { ...production, NODE_DISABLE_COMPILE_CACHE: '1' }, ms: [] },

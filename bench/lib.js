@@ -49,7 +49,7 @@ export async function waitFor (url, timeoutMs = 15_000) {
 export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...env },
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'ignore', 'inherit']
     })
     const url = `http://127.0.0.1:${port}`
@@ -87,12 +87,12 @@ export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
 
 /** The service from dist/, request logging off so that both sides of a pair do the same work. */
 export function startService (env = {}, { timeoutMs = 60_000 } = {}) {
-  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health', timeoutMs)
+  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', ...env }, '/health', timeoutMs)
 }
 
 /** The service without its production plugins (see service-without-edge.js), set as startService. */
 export function startServiceWithoutEdge (env = {}) {
-  return startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }, '/health')
+  return startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', ...env }, '/health')
 }
 
 /** A server of bench/ (`script`) answering each path of `fixtures` with the same bytes (FIXTURES). */

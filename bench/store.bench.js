@@ -44,7 +44,7 @@ const database = await startDatabase()
 const setups = []
 try {
   const url = await database.createDatabase('bench')
-  for (const [store, env] of [['memory', {}], ['PostgreSQL', { DATABASE_URL: url }]]) {
+  for (const [store, env] of [['memory', {}], ['PostgreSQL', { STORE: 'postgres', DATABASE_URL: url }]]) {
     const first = await startService(env)
     const second = await startService(env)
     setups.push({ store, count: 1, processes: [first] }, { store, count: 2, processes: [first, second] })
@@ -77,7 +77,7 @@ try {
   const coldUrl = await database.createDatabase('cold')
   for (let i = 0; i < 5; i++) {
     cold.memory.push(await timeToFirst200({}))
-    cold.PostgreSQL.push(await timeToFirst200({ DATABASE_URL: coldUrl }))
+    cold.PostgreSQL.push(await timeToFirst200({ STORE: 'postgres', DATABASE_URL: coldUrl }))
   }
   for (const [store, runs] of Object.entries(cold)) {
     console.log(`spawn to first 200 on GET /users, ${store}: median ${median(runs).toFixed(0)} ms (runs: ${runs.map((ms) => ms.toFixed(0)).join(', ')})`)

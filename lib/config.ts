@@ -19,9 +19,10 @@ export const projectRoot = findProjectRoot(import.meta.dirname)
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const ENVIRONMENTS = ['development', 'production', 'test'] as const
+const STORES = ['memory', 'postgres'] as const
 
 /** One of these words (TypeBox checks a union of literals itself; the API's enums are for Ajv). */
-function OneOf<T extends string> (values: readonly T[], options: { default: T }) {
+function OneOf<T extends string> (values: readonly T[], options: { default?: T } = {}) {
   return Type.Union(values.map((value) => Type.Literal(value)), options)
 }
 
@@ -38,6 +39,8 @@ const EnvSchema = Type.Object({
   BODY_LIMIT: Type.Integer({ minimum: 1, default: 1048576 }),
   FILES_DIR: Type.String({ minLength: 1, default: '.' }),
   STATIC_DIR: Type.String({ minLength: 1, default: path.join(projectRoot, 'static') }),
+  // A symlink in STATIC_DIR whose target is outside it: served only when this is true.
+  STATIC_FOLLOW_SYMLINKS: Type.Boolean({ default: false }),
   // Default: on outside production, off in production (docs/contract.md, The description page).
   DOCS_CATCH_ALL: Type.Optional(Type.Boolean()),
   // The path prefix the reverse proxy serves the API under (/api), or '' for none.
@@ -52,6 +55,9 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.String({ pattern: '^(true|false|\\d+|[\\w.:/]+(\\s*,\\s*[\\w.:/]+)*)$', default: 'false' }),
   // Unset: the embedded in-memory store (one process, not durable). Set: PostgreSQL, shared by every replica.
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^$|^postgres(ql)?://' })),
+  // Which store, said outright: `memory` is how production is allowed to run without DATABASE_URL.
+  // Unset: postgres with DATABASE_URL, memory without it (outside production).
+  STORE: Type.Optional(OneOf(STORES)),
   // Connections each replica keeps at most.
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   // Milliseconds a query (or taking a connection) may last before the request gets 503.
@@ -73,21 +79,46 @@ const EnvSchema = Type.Object({
   // Requests per client address per window, on every route; 0 turns the global limit off.
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, default: 0 }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
-  // Failed authentications per client address per window, after which the address gets 429; 0: no limit.
+  // Failed authentications per client address and user name per window, after which that user name
+  // gets 429 from that address; 0: no limit. AUTH_FAILURE_ADDRESS_LIMIT: the ceiling for an address
+  // over every user name (a guesser trying many names), far above one user's mistakes.
   AUTH_FAILURE_LIMIT: Type.Integer({ minimum: 0, default: 10 }),
+  AUTH_FAILURE_ADDRESS_LIMIT: Type.Integer({ minimum: 0, default: 100 }),
   AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
-  // GET /metrics (Prometheus) and the request metrics behind it.
+  // GET /metrics (Prometheus) and the request metrics behind it, on a listener of its own: no proxy
+  // in front of the API can expose it by a path it did not expect. METRICS_HOST: its address (HOST
+  // when unset); METRICS_PORT 0: any free port (tests).
   METRICS: Type.Boolean({ default: true }),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9091 }),
   // Compress responses (gzip, br, deflate) for clients that accept it; off when the proxy compresses.
   COMPRESSION: Type.Boolean({ default: true }),
   // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })
 
-export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL'> & { DOCS_CATCH_ALL: boolean }
+export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL' | 'STORE' | 'METRICS_HOST'> &
+  { DOCS_CATCH_ALL: boolean, STORE: typeof STORES[number], METRICS_HOST: string }
 
-/** Outside production the tutorial's credentials work out of the box; in production nothing does. */
+/** Outside production the tutorial's credentials work out of the box; in production they are refused. */
 const DEVELOPMENT_USERS = 'servant:server'
+
+/**
+ * What production refuses of settings that are each valid alone: data that would quietly live in
+ * one process's memory, the tutorial's public credentials. `settings` has passed the schema.
+ */
+function productionProblems (settings: Record<string, unknown>, refuse: (name: string, what: string) => void): void {
+  const database = settings.DATABASE_URL !== undefined && settings.DATABASE_URL !== ''
+  if (settings.STORE === 'postgres' && !database) refuse('STORE', 'postgres needs DATABASE_URL')
+  if (settings.STORE === 'memory' && database) refuse('STORE', 'memory, but DATABASE_URL is set: unset one of them')
+  if (settings.NODE_ENV !== 'production') return
+  if (settings.STORE === undefined && !database) {
+    refuse('DATABASE_URL', 'required in production (or STORE=memory, to keep the data in this process\'s memory, lost when it stops)')
+  }
+  if (typeof settings.BASIC_AUTH_USERS === 'string' && settings.BASIC_AUTH_USERS.split(',').includes(DEVELOPMENT_USERS)) {
+    refuse('BASIC_AUTH_USERS', `the example credentials ${DEVELOPMENT_USERS} are refused in production`)
+  }
+}
 
 /** Settings whose values hold credentials: a message that refuses one does not repeat it. */
 const SECRETS = new Set(['BASIC_AUTH_USERS', 'API_TOKENS', 'DATABASE_URL'])
@@ -171,13 +202,16 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     const problem = proxyListProblem(settings.TRUST_PROXY)
     if (problem !== undefined) refuse('TRUST_PROXY', problem)
   }
+  if (problems.size === 0) productionProblems(settings, refuse)
   if (problems.size > 0) throw new InvalidConfiguration([...problems.values()])
   const config = settings as Config
   config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'
+  config.METRICS_HOST ??= config.HOST
   config.FILES_DIR = path.resolve(config.FILES_DIR)
   config.STATIC_DIR = path.resolve(config.STATIC_DIR)
   // `DATABASE_URL=` (e.g. from a compose file's `${DATABASE_URL:-}`) is no database, like no variable.
   if (config.DATABASE_URL === '') delete config.DATABASE_URL
+  config.STORE ??= config.DATABASE_URL === undefined ? 'memory' : 'postgres'
   if (config.BASIC_AUTH_USERS === undefined && config.NODE_ENV !== 'production') {
     config.BASIC_AUTH_USERS = DEVELOPMENT_USERS
   }

@@ -17,7 +17,7 @@ t.test('the production entry point serves /health over HTTP', async (t) => {
 
 t.test('the entry point runs the bundle through V8\'s code cache, written at the first start and read after', async (t) => {
   const directory = t.testdir()
-  const env = { NODE_COMPILE_CACHE: directory, NODE_ENV: 'production' }
+  const env = { NODE_COMPILE_CACHE: directory, NODE_ENV: 'production', STORE: 'memory' }
   const cacheFiles = () => fs.readdirSync(directory).filter((name) => /^service-[0-9a-f]+-v[\d.]+-\w+\.bin$/.test(name))
   const run = async (extra: Record<string, string> = {}) => {
     const server = await startServer(t, { ...env, ...extra })

@@ -9,10 +9,10 @@ declare module 'fastify' {
 
 /**
  * The stores of the generic collections, a fresh one for every instance of the app. The
- * PostgreSQL store (and its driver) is loaded only when DATABASE_URL asks for it.
+ * PostgreSQL store (and its driver) is loaded only when STORE (DATABASE_URL) asks for it.
  */
 export default fp(async function collections (fastify) {
-  const store = fastify.config.DATABASE_URL === undefined
+  const store = fastify.config.STORE === 'memory'
     ? memoryStore()
     : await (await import('./postgres.js')).postgresStore(fastify)
   fastify.decorate('store', store)

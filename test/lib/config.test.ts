@@ -30,8 +30,13 @@ t.test('defaults, with nothing set', async (t) => {
     RATE_LIMIT_MAX: 0,
     RATE_LIMIT_WINDOW_MS: 60_000,
     AUTH_FAILURE_LIMIT: 10,
+    AUTH_FAILURE_ADDRESS_LIMIT: 100,
     AUTH_FAILURE_WINDOW_MS: 900_000,
     METRICS: true,
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: 9091,
+    STATIC_FOLLOW_SYMLINKS: false,
+    STORE: 'memory',
     COMPRESSION: true,
     COLORS_SYNTHETIC_COUNT: 0
   })
@@ -58,17 +63,48 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
   t.equal(config.COLORS_SYNTHETIC_COUNT, 1000000)
 })
 
-t.test('production has no default credentials', async (t) => {
-  t.equal(loadConfig({ NODE_ENV: 'production' }).BASIC_AUTH_USERS, undefined)
-  t.equal(loadConfig({ NODE_ENV: 'production', BASIC_AUTH_USERS: 'a:b' }).BASIC_AUTH_USERS, 'a:b')
+t.test('production has no default credentials, and refuses the example ones', async (t) => {
+  const production = { NODE_ENV: 'production', STORE: 'memory' }
+  t.equal(loadConfig(production).BASIC_AUTH_USERS, undefined)
+  t.equal(loadConfig({ ...production, BASIC_AUTH_USERS: 'a:b' }).BASIC_AUTH_USERS, 'a:b')
   t.equal(loadConfig({ NODE_ENV: 'test' }).BASIC_AUTH_USERS, 'servant:server')
+  for (const users of ['servant:server', 'ops:s3cret,servant:server']) {
+    t.throws(() => loadConfig({ ...production, BASIC_AUTH_USERS: users }),
+      { problems: ['env/BASIC_AUTH_USERS: the example credentials servant:server are refused in production'] })
+  }
+  t.equal(loadConfig({ ...production, BASIC_AUTH_USERS: 'servant:server2' }).BASIC_AUTH_USERS, 'servant:server2', 'only the very pair')
+  t.equal(loadConfig({ NODE_ENV: 'development', BASIC_AUTH_USERS: 'servant:server' }).BASIC_AUTH_USERS, 'servant:server', 'outside production they work')
+})
+
+t.test('the store: PostgreSQL with DATABASE_URL; production without one only when STORE=memory says so', async (t) => {
+  t.equal(loadConfig({}).STORE, 'memory')
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db/app' }).STORE, 'postgres')
+  t.equal(loadConfig({ STORE: 'postgres', DATABASE_URL: 'postgres://db/app' }).STORE, 'postgres')
+  t.equal(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' }).STORE, 'postgres')
+  t.equal(loadConfig({ NODE_ENV: 'production', STORE: 'memory' }).STORE, 'memory', 'memory in production, said outright')
+  t.throws(() => loadConfig({ NODE_ENV: 'production' }), {
+    problems: ['env/DATABASE_URL: required in production (or STORE=memory, to keep the data in this process\'s memory, lost when it stops)']
+  }, 'no DATABASE_URL in production: refused, one line')
+  t.throws(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: '' }), { problems: [/^env\/DATABASE_URL: required in production/] }, 'empty is none')
+  t.throws(() => loadConfig({ STORE: 'postgres' }), { problems: ['env/STORE: postgres needs DATABASE_URL'] })
+  t.throws(() => loadConfig({ STORE: 'memory', DATABASE_URL: 'postgres://u:secret@db/app' }),
+    { problems: ['env/STORE: memory, but DATABASE_URL is set: unset one of them'] })
+  t.throws(() => loadConfig({ STORE: 'disk' }), { problems: ['env/STORE: expected one of "memory", "postgres", not "disk"'] })
+  t.throws(() => loadConfig({ NODE_ENV: 'production', PORT: 'x' }), { problems: [/^env\/PORT/] }, 'a setting refused alone is not also blamed on the store')
+})
+
+t.test('METRICS_HOST is HOST unless set; METRICS_PORT a port', async (t) => {
+  t.equal(loadConfig({ HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0')
+  t.equal(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: '10.0.0.5' }).METRICS_HOST, '10.0.0.5')
+  t.equal(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT, 0)
+  t.throws(() => loadConfig({ METRICS_PORT: '70000' }), { problems: [/^env\/METRICS_PORT: /] })
 })
 
 t.test('the description catch-all: on outside production, off in production, unless set', async (t) => {
   t.equal(loadConfig({}).DOCS_CATCH_ALL, true)
   t.equal(loadConfig({ NODE_ENV: 'test' }).DOCS_CATCH_ALL, true)
-  t.equal(loadConfig({ NODE_ENV: 'production' }).DOCS_CATCH_ALL, false)
-  t.equal(loadConfig({ NODE_ENV: 'production', DOCS_CATCH_ALL: 'true' }).DOCS_CATCH_ALL, true)
+  t.equal(loadConfig({ NODE_ENV: 'production', STORE: 'memory' }).DOCS_CATCH_ALL, false)
+  t.equal(loadConfig({ NODE_ENV: 'production', STORE: 'memory', DOCS_CATCH_ALL: 'true' }).DOCS_CATCH_ALL, true)
   t.equal(loadConfig({ DOCS_CATCH_ALL: 'false' }).DOCS_CATCH_ALL, false)
 })
 

@@ -173,7 +173,7 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
 t.test('production without BASIC_AUTH_USERS: a start-up warning, then every credential refused', async (t) => {
   const { entries, logger } = logSink()
   const server = Fastify({ ...defaultServerOptions, logger })
-  await server.register(config, { config: loadConfig({ NODE_ENV: 'production' }) })
+  await server.register(config, { config: loadConfig({ NODE_ENV: 'production', STORE: 'memory' }) })
   await server.register(errors)
   await server.register(rateLimit, { global: false })
   await server.register((await import('../../plugins/auth.js')).default)

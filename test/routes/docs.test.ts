@@ -83,11 +83,11 @@ t.test('catch-all off: 404 and 405 JSON errors', async (t) => {
 })
 
 t.test('in production the catch-all is off unless asked for: probes and typos get 404 JSON', async (t) => {
-  const server = await build(t, { NODE_ENV: 'production' })
+  const server = await build(t, { NODE_ENV: 'production', STORE: 'memory' })
   for (const url of ['/healthz', '/metricz', '/usrs']) assertError(t, await server.inject({ url }), 404, url)
   assertError(t, await server.inject({ method: 'DELETE', url: '/hello' }), 405)
   t.equal((await server.inject({ url: '/docs' })).statusCode, 200, '/docs still serves the page')
-  const asked = await build(t, { NODE_ENV: 'production', DOCS_CATCH_ALL: 'true' })
+  const asked = await build(t, { NODE_ENV: 'production', STORE: 'memory', DOCS_CATCH_ALL: 'true' })
   t.equal((await asked.inject({ url: '/usrs' })).statusCode, 200, 'DOCS_CATCH_ALL=true turns it on')
 })
 

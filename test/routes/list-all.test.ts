@@ -87,7 +87,7 @@ t.test('the public GET /users needs no credentials', async (t) => {
 
 t.test('production without BASIC_AUTH_USERS: every credential refused, a warning at start-up', async (t) => {
   const logs = logSink()
-  const server = await build(t, { NODE_ENV: 'production', AUTH_FAILURE_LIMIT: '0' }, { logger: logs.logger })
+  const server = await build(t, { NODE_ENV: 'production', STORE: 'memory', AUTH_FAILURE_LIMIT: '0' }, { logger: logs.logger })
 
   t.match(logs.entries.filter((line) => line.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'one warning')
   for (const url of PROTECTED) {
@@ -101,7 +101,7 @@ t.test('production without BASIC_AUTH_USERS: every credential refused, a warning
 
 t.test('production with BASIC_AUTH_USERS: those users, no warning', async (t) => {
   const logs = logSink('warn')
-  const server = await build(t, { NODE_ENV: 'production', BASIC_AUTH_USERS: 'ops:s3cret' }, { logger: logs.logger })
+  const server = await build(t, { NODE_ENV: 'production', STORE: 'memory', BASIC_AUTH_USERS: 'ops:s3cret' }, { logger: logs.logger })
   t.same(logs.entries, [])
   t.equal((await server.inject({ url: '/list-all/users', headers: { authorization: basic('ops:s3cret') } })).statusCode, 200)
   assertChallenge(t, await server.inject({ url: '/list-all/users', headers: { authorization: SERVANT } }))

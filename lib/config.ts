@@ -64,6 +64,13 @@ const EnvSchema = Type.Object({
   DATABASE_STATEMENT_TIMEOUT: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
   // Milliseconds start-up keeps retrying an unreachable database before it gives up (exit 1); 0 = one try.
   DATABASE_STARTUP_TIMEOUT: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+  // Milliseconds a client may take to send a request's headers, and the whole request (body
+  // included); past them it gets 408 and the connection closes. Answers (long streams) are not bounded.
+  HEADERS_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 15_000 }),
+  REQUEST_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 30_000 }),
+  // Client connections kept at once; past it new ones are closed at once. 0: the open-file limit
+  // less a reserve for the service's own descriptors (lib/connections.ts).
+  MAX_CONNECTIONS: Type.Integer({ minimum: 0, default: 0 }),
   // Milliseconds after SIGTERM during which requests on open connections are still answered
   // (with Connection: close) while new connections are refused; then idle ones are closed.
   SHUTDOWN_DRAIN: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
@@ -104,19 +111,23 @@ export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL' | 'STORE' |
 const DEVELOPMENT_USERS = 'servant:server'
 
 /**
- * What production refuses of settings that are each valid alone: data that would quietly live in
- * one process's memory, the tutorial's public credentials. `settings` has passed the schema.
+ * Settings that are each valid alone but not together, and what production refuses: data that
+ * would quietly live in one process's memory, the tutorial's public credentials. `settings` has
+ * passed the schema.
  */
-function productionProblems (settings: Record<string, unknown>, refuse: (name: string, what: string) => void): void {
+function combinationProblems (settings: Record<string, unknown>, refuse: (name: string, what: string, quoted: boolean) => void): void {
   const database = settings.DATABASE_URL !== undefined && settings.DATABASE_URL !== ''
-  if (settings.STORE === 'postgres' && !database) refuse('STORE', 'postgres needs DATABASE_URL')
-  if (settings.STORE === 'memory' && database) refuse('STORE', 'memory, but DATABASE_URL is set: unset one of them')
+  if ((settings.HEADERS_TIMEOUT as number) > (settings.REQUEST_TIMEOUT as number)) {
+    refuse('HEADERS_TIMEOUT', `must not be longer than REQUEST_TIMEOUT (${settings.REQUEST_TIMEOUT as number})`, true)
+  }
+  if (settings.STORE === 'postgres' && !database) refuse('STORE', 'postgres needs DATABASE_URL', false)
+  if (settings.STORE === 'memory' && database) refuse('STORE', 'memory, but DATABASE_URL is set: unset one of them', false)
   if (settings.NODE_ENV !== 'production') return
   if (settings.STORE === undefined && !database) {
-    refuse('DATABASE_URL', 'required in production (or STORE=memory, to keep the data in this process\'s memory, lost when it stops)')
+    refuse('DATABASE_URL', 'required in production (or STORE=memory, to keep the data in this process\'s memory, lost when it stops)', false)
   }
   if (typeof settings.BASIC_AUTH_USERS === 'string' && settings.BASIC_AUTH_USERS.split(',').includes(DEVELOPMENT_USERS)) {
-    refuse('BASIC_AUTH_USERS', `the example credentials ${DEVELOPMENT_USERS} are refused in production`)
+    refuse('BASIC_AUTH_USERS', `the example credentials ${DEVELOPMENT_USERS} are refused in production`, false)
   }
 }
 
@@ -192,9 +203,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   }
   Value.Default(EnvSchema, settings)
   const problems = new Map<string, string>()
-  const refuse = (name: string, what: string) => {
+  const refuse = (name: string, what: string, quoted = true) => {
     if (problems.has(name)) return
-    const value = SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
+    const value = !quoted || SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
     problems.set(name, `env/${name}: ${what}${value}`)
   }
   for (const error of Value.Errors(EnvSchema, settings)) refuse(error.path.slice(1), expected(error.schema, error.message))
@@ -202,7 +213,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     const problem = proxyListProblem(settings.TRUST_PROXY)
     if (problem !== undefined) refuse('TRUST_PROXY', problem)
   }
-  if (problems.size === 0) productionProblems(settings, refuse)
+  if (problems.size === 0) combinationProblems(settings, refuse)
   if (problems.size > 0) throw new InvalidConfiguration([...problems.values()])
   const config = settings as Config
   config.DOCS_CATCH_ALL ??= config.NODE_ENV !== 'production'

@@ -25,8 +25,32 @@ export const autoConfig = (fastify: FastifyInstance): FastifyUnderPressureOption
   customError: Overloaded
 })
 
+/**
+ * process.memoryUsage() that never throws: libuv reads the RSS from /proc/self/stat, which fails
+ * (EMFILE) when no descriptor is left, and under-pressure samples it in a timer without a catch,
+ * which ended the process. A failed read answers the last good sample, and says so in the log.
+ */
+export function guardedMemoryUsage (read: typeof process.memoryUsage, log: { warn: (fields: object, msg: string) => void }): typeof process.memoryUsage {
+  let last = read()
+  return Object.assign(() => {
+    try {
+      last = read()
+    } catch (err) {
+      log.warn({ err }, 'memory use could not be read: the last sample stands')
+    }
+    return last
+  }, { rss: read.rss })
+}
+
+/** The guard, installed once in the process (every app instance shares `process`). */
+const guarded = new WeakSet<object>()
+
 /** under-pressure, and the 503 it may answer documented on every route it may answer it on. */
 export default fp<FastifyUnderPressureOptions>(async function overload (fastify, opts) {
+  if (!guarded.has(process.memoryUsage)) {
+    process.memoryUsage = guardedMemoryUsage(process.memoryUsage, fastify.log)
+    guarded.add(process.memoryUsage)
+  }
   fastify.addHook('onRoute', (route) => {
     const config = route.config as { pressureHandler?: unknown } | undefined
     if (config?.pressureHandler === undefined) addResponses(route.schema, { 503: UnavailableResponse })

@@ -256,9 +256,11 @@ export interface RunningServer {
  * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`; or `entry`)
  * on a free port and resolves once it listens. The process is killed when the test ends, if still running.
  */
-export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry } = {}): Promise<RunningServer> {
+export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry, prefix = [] as string[] } = {}): Promise<RunningServer> {
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`)
-  const child = spawn(process.execPath, [entry], {
+  // `prefix`: a command that runs Node, e.g. prlimit with its options.
+  const [command = process.execPath, ...args] = [...prefix, process.execPath, entry]
+  const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...TEST_ENV, ...env },
     stdio: ['ignore', 'pipe', 'inherit']

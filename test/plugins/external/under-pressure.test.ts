@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { assertError, build, json, until } from '../../helpers/index.js'
+import { guardedMemoryUsage } from '../../../plugins/external/under-pressure.js'
 
 /**
  * Lags the event loop by 100 ms at every turn, as a sustained load would, until `app` turns a
@@ -48,4 +49,22 @@ t.test('thresholds not reached, or not checked: requests are served', async (t) 
   t.notOk(await overload(app, 2100), 'the same lag, over a whole sample')
   t.equal((await app.inject({ url: '/hello' })).statusCode, 200)
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200)
+})
+
+t.test('a memory sample that cannot be read (EMFILE) is the last good one, logged; never thrown', async (t) => {
+  let fail = false
+  const sample = { rss: 1, heapTotal: 2, heapUsed: 3, external: 4, arrayBuffers: 5 }
+  const read = Object.assign(() => {
+    if (fail) throw Object.assign(new Error('EMFILE: too many open files, uv_resident_set_memory'), { code: 'EMFILE' })
+    return { ...sample }
+  }, { rss: () => 1 })
+  const warnings: unknown[] = []
+  const guarded = guardedMemoryUsage(read, { warn: (fields) => { warnings.push(fields) } })
+  t.same(guarded(), sample)
+  sample.heapUsed = 30
+  t.same(guarded(), { ...sample, heapUsed: 30 }, 'a new read each time')
+  fail = true
+  t.same(guarded(), { ...sample, heapUsed: 30 }, 'the read fails: the last sample')
+  t.match(warnings, [{ err: { code: 'EMFILE' } }], 'and a warning')
+  t.equal(guarded.rss, read.rss, 'rss() as it was')
 })

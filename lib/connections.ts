@@ -1,0 +1,37 @@
+import fs from 'node:fs'
+
+/**
+ * Descriptors kept free for everything that is not a client connection: the database pool, the
+ * metrics listener, files read per request (/myfile.txt, /static), the logger, Node's own.
+ */
+export const RESERVED_DESCRIPTORS = 256
+
+/** The cap when the descriptor limit cannot be read (not Linux): what a default limit of 1024 gives, times ten. */
+export const DEFAULT_CONNECTION_LIMIT = 10_000
+
+/** The soft limit of open files from /proc/self/limits' text ("Max open files  4096  4096  files"), or undefined. */
+export function openFileLimit (limits: string): number | undefined {
+  const soft = /^Max open files\s+(\d+|unlimited)\s/m.exec(limits)?.[1]
+  return soft === undefined || soft === 'unlimited' ? undefined : Number(soft)
+}
+
+/** This process's soft limit of open files, on Linux; undefined elsewhere. */
+export function processOpenFileLimit (): number | undefined {
+  try {
+    return openFileLimit(fs.readFileSync('/proc/self/limits', 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * How many client connections the server keeps at once: MAX_CONNECTIONS when set (not 0), else
+ * the descriptor limit less RESERVED_DESCRIPTORS, so that idle or slow connections can never take
+ * the last descriptor the process needs for its own work (at 0 left, even reading its own memory
+ * use fails with EMFILE).
+ */
+export function connectionLimit (configured: number, fileLimit: number | undefined): number {
+  if (configured > 0) return configured
+  if (fileLimit === undefined) return DEFAULT_CONNECTION_LIMIT
+  return Math.max(16, fileLimit - RESERVED_DESCRIPTORS)
+}

@@ -1,5 +1,6 @@
-import { serverOptions } from './app.js'
-import { loadConfig } from './lib/config.js'
+import type { FastifyInstance } from 'fastify'
+import app, { serverOptions, type AppOptions } from './app.js'
+import { loadConfig, loadEnvFile, warnUnknownSettings } from './lib/config.js'
 
 /**
  * `fastify start` (npm run dev) on the app of server.ts, with the same settings:
@@ -8,11 +9,16 @@ import { loadConfig } from './lib/config.js'
  *
  * Read as fastify-cli's config file (`--config`): where to listen, how long a close may take, the
  * log level. Read as the app: app.ts's plugin, and the server options. fastify-cli has loaded
- * `.env` before it reads this, as server.ts does.
+ * `.env` before it reads this; it is read again here (what is set wins), for the names it sets.
  */
+const fromFile = loadEnvFile()
 const config = loadConfig()
 
-export { default } from './app.js'
+/** The app, after a warning for each variable of .env that the service does not read. */
+export default async function devApp (fastify: FastifyInstance, opts: AppOptions) {
+  warnUnknownSettings(fastify.log, fromFile)
+  await app(fastify, opts)
+}
 export const address = config.HOST
 export const port = config.PORT
 export const logLevel = config.LOG_LEVEL

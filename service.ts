@@ -3,14 +3,15 @@
 import Fastify from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
-import { InvalidConfiguration, loadConfig, loadEnvFile, type Config } from './lib/config.js'
+import { InvalidConfiguration, loadConfig, loadEnvFile, warnUnknownSettings, type Config } from './lib/config.js'
 
 /** Reads the settings, builds the app and listens; exits the process if it cannot start. */
 export async function start (): Promise<void> {
   let config: Config
   let server: ReturnType<typeof Fastify>
+  let fromFile: string[]
   try {
-    loadEnvFile()
+    fromFile = loadEnvFile()
     config = loadConfig()
     server = Fastify(serverOptions(config))
   } catch (err) {
@@ -20,6 +21,9 @@ export async function start (): Promise<void> {
     for (const line of lines) console.error(`Invalid configuration: ${line}`)
     process.exit(1)
   }
+
+  // A typo in .env (DATABSE_URL) would quietly leave the setting it meant at its default.
+  warnUnknownSettings(server.log, fromFile)
 
   // SIGTERM (docker stop, which kills 10 s later) or SIGINT: drain and close (plugins/shutdown.ts)
   // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1.

@@ -9,7 +9,10 @@ const fastifyCli = path.join(projectRoot, 'node_modules', 'fastify-cli', 'cli.js
 const cliEntry = path.join(projectRoot, 'dist', 'cli.js')
 
 t.test('fastify start (npm run dev) takes the settings server.ts takes: address, port, log level, proxy trust, close grace', async (t) => {
+  // A .env of the working directory, with a typo in it.
+  const cwd = t.testdir({ '.env': 'LOG_LEVL=debug\n' })
   const child = spawn(process.execPath, [fastifyCli, 'start', '--config', cliEntry, cliEntry], {
+    cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TRUST_PROXY: '1', SHUTDOWN_DRAIN: '1000', METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
@@ -32,6 +35,7 @@ t.test('fastify start (npm run dev) takes the settings server.ts takes: address,
   const incoming = logs.find((entry) => entry.msg === 'incoming request')
   t.ok(incoming !== undefined, 'LOG_LEVEL=info: requests are logged (fastify-cli alone logs at fatal)')
   t.equal(incoming?.req.remoteAddress, '203.0.113.9', 'TRUST_PROXY=1: the forwarded client address')
+  t.match(logs.find((entry) => entry.variable === 'LOG_LEVL'), { level: 40, closest: 'LOG_LEVEL' }, 'a typo in .env is warned of, as by server.ts')
 
   const exited = once(child, 'exit')
   child.kill('SIGTERM')

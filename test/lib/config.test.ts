@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { InvalidConfiguration, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption } from '../../lib/config.js'
+import { InvalidConfiguration, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption, unknownSettings, warnUnknownSettings } from '../../lib/config.js'
 
 /** The lines loadConfig refuses `env` with; none when it accepts it. */
 function refused (env: NodeJS.ProcessEnv): readonly string[] {
@@ -227,13 +227,32 @@ t.test('loadEnvFile: .env of the working directory when there is one; what is se
   })
   process.env.SERVANT_TEST_SET = 'environment'
   process.chdir(path.join(dir, 'with'))
-  loadEnvFile()
+  t.same(loadEnvFile(), ['SERVANT_TEST_FROM_FILE', 'SERVANT_TEST_SET'], 'the names the file sets')
   t.equal(process.env.SERVANT_TEST_FROM_FILE, 'file')
   t.equal(process.env.SERVANT_TEST_SET, 'environment')
   process.chdir(path.join(dir, 'without'))
-  t.doesNotThrow(() => loadEnvFile(), 'no .env: nothing to do')
+  t.same(loadEnvFile(), [], 'no .env: nothing to do')
   process.chdir(path.join(dir, 'broken'))
   t.throws(() => loadEnvFile(), 'a .env that cannot be read (here a directory) is an error, not ignored')
+})
+
+t.test('unknownSettings: the names of a .env that are no setting, with the one they likely meant', async (t) => {
+  t.same(unknownSettings(['PORT', 'DATABASE_URL', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PGSSLMODE', 'OTEL_SERVICE_NAME', 'FASTIFY_PORT', 'TZ']), [], 'settings, and other programs\' variables')
+  t.same(unknownSettings(['DATABSE_URL', 'LOG_LEVL', 'port', 'BASIC_AUTH_USER', 'METRIC_PORT', 'COLOUR', 'SOMETHING_ELSE']), [
+    { name: 'DATABSE_URL', closest: 'DATABASE_URL' },
+    { name: 'LOG_LEVL', closest: 'LOG_LEVEL' },
+    { name: 'port', closest: 'PORT' },
+    { name: 'BASIC_AUTH_USER', closest: 'BASIC_AUTH_USERS' },
+    { name: 'METRIC_PORT', closest: 'METRICS_PORT' },
+    { name: 'COLOUR' },
+    { name: 'SOMETHING_ELSE' }
+  ])
+  const warnings: Array<[object, string]> = []
+  warnUnknownSettings({ warn: (fields, msg) => { warnings.push([fields, msg]) } }, ['DATABSE_URL', 'PORT', 'COLOUR'])
+  t.same(warnings, [
+    [{ variable: 'DATABSE_URL', closest: 'DATABASE_URL' }, '.env sets DATABSE_URL, which is no setting of the service: ignored (did you mean DATABASE_URL?)'],
+    [{ variable: 'COLOUR', closest: undefined }, '.env sets COLOUR, which is no setting of the service: ignored']
+  ])
 })
 
 t.test('TRUST_PROXY: addresses, ranges and proxy-addr\'s names are taken; anything else is named', async (t) => {

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { writeClient } from '../../client/generate.js'
+import { writeClient } from '../../scripts/client/generate.js'
 import { projectRoot } from '../../lib/config.js'
 
 /** The generated files of client/ are those `npm run client` writes from the current document. */
@@ -10,12 +10,15 @@ t.test('the committed client is generated from the current document (else: npm r
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
   const names = await writeClient(dir)
-  t.same(names.sort(), ['openapi.json', 'schema.ts', 'security.ts'])
+  t.same(names.sort(), ['openapi.json', 'operations.ts', 'schema.ts'])
   for (const name of names) {
     const committed = fs.readFileSync(path.join(projectRoot, 'client', name), 'utf8')
     t.ok(committed === fs.readFileSync(path.join(dir, name), 'utf8'), `client/${name} is up to date`)
   }
-  const security = fs.readFileSync(path.join(dir, 'security.ts'), 'utf8')
-  t.match(security, '\'GET /users/list-all\': \'basic\'')
-  t.match(security, '\'POST /products\': \'bearer\'')
+  const operations = fs.readFileSync(path.join(dir, 'operations.ts'), 'utf8')
+  t.match(operations, /'GET \/users\/list-all': \{ security: 'basic', errors: \[[^\]]*\b401\b/, 'Basic credentials, and their 401')
+  t.match(operations, /'POST \/products': \{ security: 'bearer', errors: \[[^\]]*\b401\b/, 'Bearer credentials, and their 401')
+  t.match(operations, /'GET \/users\/\{userid\}': \{ errors: \[[^\]]*\b404\b[^\]]*\] \}/, 'no credentials; the documented errors')
+  t.match(operations, /'GET \/static\/\{path\}': \{ errors: \[304, /, 'a 304 is not a success either')
+  t.notMatch(operations, /errors: \[[^\]]*\b2\d\d\b/, 'no success among the errors')
 })

@@ -3,7 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
-import { ApiError, createApiClient, ndjsonItems, rangeHeader, unwrap, type Color, type ErrorBody, type User } from '../../client/index.js'
+import {
+  ApiError, basicAuthorization, createApiClient, formFields, isApiError, marketingForm, ndjsonItems, rangeHeader, unwrap,
+  type Color, type ErrorBody, type User
+} from '../../client/index.js'
 import COLORS from '../../routes/colors/colors.json' with { type: 'json' }
 import { baseUrl, build, documentConformance } from '../helpers/index.js'
 import { conformanceCounts } from '../helpers/openapi-conformance.js'
@@ -17,14 +20,16 @@ const ADA = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registrati
  * The service listening on a free port, with API tokens and a myfile.txt; clients whose every
  * response is also checked against the OpenAPI document (check 4a, over HTTP).
  */
-async function serve (t: Test) {
+async function serve (t: Test, env: Record<string, string> = {}) {
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'client-'))
   fs.writeFileSync(path.join(files, 'myfile.txt'), 'Hello, client\n')
   t.teardown(() => fs.rmSync(files, { recursive: true, force: true }))
-  const server = await build(t, { API_TOKENS: TOKEN, FILES_DIR: files })
+  const server = await build(t, { API_TOKENS: TOKEN, FILES_DIR: files, ...env })
   const { check } = await documentConformance(server)
   await server.listen({ host: '127.0.0.1', port: 0 })
+  const sent: Request[] = []
   const conformingFetch = async (request: Request) => {
+    sent.push(request.clone())
     const response = await fetch(request)
     const body = request.method === 'HEAD' ? '' : await response.clone().text()
     const mismatches = check(request.method, new URL(request.url).pathname + new URL(request.url).search, {
@@ -39,8 +44,10 @@ async function serve (t: Test) {
   const url = baseUrl(server)
   return {
     url,
+    sent,
     api: createApiClient({ baseUrl: url, credentials, fetch: conformingFetch }),
-    anonymous: createApiClient({ baseUrl: url, fetch: conformingFetch })
+    anonymous: createApiClient({ baseUrl: url, fetch: conformingFetch }),
+    conformingFetch
   }
 }
 
@@ -91,7 +98,7 @@ t.test('the simple endpoints: /a, /b, /health, /isaac, /albert, /persons, /myfil
 
 t.test('/users: list, sorted and as text; add, view, replace and delete; /user', async (t) => {
   const { api } = await serve(t)
-  const sorted = await unwrap(api.GET('/users', { params: { query: { sortby: 'age' } } })) as User[]
+  const sorted: User[] = await unwrap(api.users({ sortby: 'age' }))
   t.same(sorted.map((user) => user.name), ['Albert Einstein', 'Isaac Newton'])
   t.match(await unwrap(api.GET('/users', { headers: { accept: 'text/plain' }, parseAs: 'text' })), /^Isaac Newton, 372, /)
   const added = await api.POST('/users', { body: ADA })
@@ -105,7 +112,7 @@ t.test('/users: list, sorted and as text; add, view, replace and delete; /user',
   t.same(await unwrap(api.GET('/user/{userid}', { params: { path: { userid: id } } })), { ...ADA, age: 37 }, '/user is the same store')
   t.equal((await api.DELETE('/user/{userid}', { params: { path: { userid: id } } })).response.status, 204)
   const gone = await failure(t, unwrap(api.GET('/users/{userid}', { params: { path: { userid: id } } })), 404)
-  t.equal((gone.body as ErrorBody).message, `No user with userid ${id}`, 'a typed error body')
+  t.equal(isApiError(gone, 'GET /users/{userid}') && gone.status === 404 ? gone.body.message : undefined, `No user with userid ${id}`, 'a typed error body')
   const created = await api.POST('/users', { body: ADA, params: { header: { Prefer: 'return=representation' } } })
   t.equal(created.response.status, 201)
   t.same(created.data, ADA)
@@ -188,4 +195,96 @@ t.test('/static/{path}, /failing, and typed errors of every kind', async (t) => 
   const refused = await failure(t, unwrap(api.GET('/health', { headers: { accept: 'text/html' } })), 406)
   t.match((refused.body as ErrorBody).message, /Accept: text\/html/)
   t.match(failing.message, /^503 Service Unavailable: Sorry dear user\.$/)
+})
+
+t.test('isApiError(): an ApiError of that operation and of one of its documented statuses; the body as its media type says', async (t) => {
+  const { api, url } = await serve(t)
+  const missing = await failure(t, unwrap(api.GET('/users/{userid}', { params: { path: { userid: 99 } } })), 404)
+  t.equal(missing.operation, 'GET /users/{userid}', 'the operation that answered')
+  t.ok(isApiError(missing, 'GET /users/{userid}'), 'of GET /users/{userid}')
+  t.notOk(isApiError(missing, 'GET /products/{productid}'), 'not of another operation, whose 404 it documents too')
+  t.notOk(isApiError(new ApiError(missing.response, missing.body), 'GET /users/{userid}'), 'not without the operation')
+  t.notOk(isApiError(new Error('404'), 'GET /users/{userid}'), 'not another error')
+  const failing = await failure(t, unwrap(api.GET('/failing')), 503)
+  t.equal(isApiError(failing, 'GET /failing') && failing.status === 503 ? failing.body : undefined, 'Sorry dear user.', 'a text body')
+
+  // What a proxy in front of the service may answer: statuses and bodies no operation documents.
+  const proxied = (response: Response) => createApiClient({ baseUrl: url, fetch: async () => response.clone() })
+  const gateway = await failure(t, unwrap(proxied(new Response('404', { status: 502, headers: { 'content-type': 'text/plain' } })).GET('/health')), 502)
+  t.equal(gateway.operation, 'GET /health')
+  t.notOk(isApiError(gateway, 'GET /health'), 'a status the operation does not document')
+  t.equal(gateway.body, '404', 'a text that looks like JSON stays a text (openapi-fetch parses it)')
+  const json = await failure(t, unwrap(proxied(Response.json({ message: 'down' }, { status: 502 })).GET('/health')), 502)
+  t.same(json.body, { message: 'down' }, 'a JSON body parsed')
+  t.match(json.message, /^502 .*: down$/)
+  const broken = await failure(t, unwrap(proxied(new Response('{"mess', { status: 502, headers: { 'content-type': 'application/json' } })).GET('/health')), 502)
+  t.equal(broken.body, '{"mess', 'a JSON body that does not parse: its text')
+  const empty = await failure(t, unwrap(proxied(new Response(null, { status: 502 })).GET('/health')), 502)
+  t.equal(empty.body, undefined, 'no body')
+  const other = await failure(t, unwrap(Promise.resolve({ error: { message: 'down' }, response: new Response('{"message":"down"}', { status: 502 }) })), 502)
+  t.same([other.body, other.operation], [{ message: 'down' }, undefined], 'the answer of another client: its error body, no operation')
+})
+
+t.test('Basic credentials in UTF-8, made without Node\'s Buffer', async (t) => {
+  const { url, conformingFetch } = await serve(t, { BASIC_AUTH_USERS: 'jürgen:pä€ss' })
+  t.equal(basicAuthorization('jürgen', 'pä€ss'), `Basic ${Buffer.from('jürgen:pä€ss', 'utf8').toString('base64')}`)
+  const buffer = globalThis.Buffer
+  t.teardown(() => { globalThis.Buffer = buffer })
+  // No Buffer while the client makes the request, as in a browser; Node's fetch needs it back.
+  const api = createApiClient({
+    baseUrl: url,
+    credentials: { basic: { username: 'jürgen', password: 'pä€ss' } },
+    fetch: async (request) => {
+      const made = typeof globalThis.Buffer
+      globalThis.Buffer = buffer
+      t.equal(made, 'undefined', 'the request was made without Buffer')
+      return await conformingFetch(request)
+    }
+  })
+  Reflect.deleteProperty(globalThis, 'Buffer')
+  t.equal((await unwrap(api.GET('/users/list-all'))).length, 2, 'accepted by the service')
+})
+
+t.test('users(): GET /users in the media type asked, read as it says', async (t) => {
+  const { api, sent } = await serve(t)
+  const json = await unwrap(api.users())
+  t.same(json.map((user) => user.name), ['Isaac Newton', 'Albert Einstein'])
+  t.equal(sent.at(-1)?.headers.get('accept'), 'application/json')
+  t.same((await unwrap(api.users({ sortby: 'name', accept: 'application/json' }))).map((user) => user.name), ['Albert Einstein', 'Isaac Newton'])
+  const text = await unwrap(api.users({ accept: 'text/plain', sortby: 'age' }))
+  t.equal(text, 'Albert Einstein, 136, ae@mc2.org, 1905-12-01\nIsaac Newton, 372, isaac@newton.co.uk, 1683-03-01\n')
+  t.match(sent.at(-1)?.url, /\/users\?sortby=age$/, 'with the order asked')
+  t.same(await unwrap(api.users({ accept: 'application/x-www-form-urlencoded' })), {
+    name: ['Isaac Newton', 'Albert Einstein'],
+    age: ['372', '136'],
+    email: ['isaac@newton.co.uk', 'ae@mc2.org'],
+    registration_date: ['1683-03-01', '1905-12-01']
+  })
+  const bytes = await unwrap(api.users({ accept: 'application/octet-stream' }))
+  t.ok(bytes instanceof ArrayBuffer, 'the bytes')
+  t.same(JSON.parse(new TextDecoder().decode(bytes)), json, 'the JSON bytes')
+  for (const id of [1, 2]) await api.DELETE('/users/{userid}', { params: { path: { userid: id } } })
+  t.equal(await unwrap(api.users({ accept: 'text/plain' })), '', 'no users: an empty text')
+  t.same(await unwrap(api.users({ accept: 'application/x-www-form-urlencoded' })), {}, 'no users: no fields')
+  t.equal((await unwrap(api.users({ accept: 'application/octet-stream' }))).byteLength, 2, 'no users: []')
+  const refused = await failure(t, unwrap(api.users({ accept: 'text/html' as 'text/plain' })), 406)
+  t.ok(isApiError(refused, 'GET /users'), 'an error of GET /users')
+  t.same(formFields('a=1&b=2&a=3&c=x%20y'), { a: ['1', '3'], b: ['2'], c: ['x y'] })
+})
+
+t.test('marketing(): POST /marketing as JSON or as a form, one clientInterestedIn key per interest', async (t) => {
+  const { api, sent } = await serve(t)
+  t.equal(marketingForm(ALP).toString(), 'clientName=Alp&clientEmail=alp%40foo.com&clientAge=26&clientInterestedIn=haskell&clientInterestedIn=mathematics')
+  for (const interests of [['haskell', 'mathematics'], ['haskell'], []]) {
+    const client = { ...ALP, clientInterestedIn: interests }
+    const asJson = await unwrap(api.marketing(client))
+    t.equal(sent.at(-1)?.headers.get('content-type'), 'application/json')
+    const asForm = await unwrap(api.marketing(client, { as: 'form' }))
+    const request = sent.at(-1) as Request
+    t.equal(request.headers.get('content-type'), 'application/x-www-form-urlencoded')
+    t.equal(await request.text(), marketingForm(client).toString(), 'the form sent')
+    t.same(asForm, asJson, `the same e-mail (${interests.length} interests)`)
+    t.match(asForm.body, `our latest ${interests.join(', ')} products`)
+  }
+  await failure(t, unwrap(api.marketing({ ...ALP, clientAge: Number.NaN }, { as: 'form' })), 400)
 })

@@ -2,14 +2,14 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
-import app, { serverOptions } from '../app.js'
+import app, { serverOptions } from '../../app.js'
 import { CLIENT_SERVER_ENV, generatedFiles } from './codegen.js'
-import { loadConfig, projectRoot } from '../lib/config.js'
+import { loadConfig, projectRoot } from '../../lib/config.js'
 
 /**
  * Builds the service in-process, takes its OpenAPI document and writes the generated files of the
- * client into `dir`; answers their names. test/client-generated.test.ts compares them with the
- * committed ones.
+ * client into `dir`; answers their names. test/client/generate.test.ts compares them with the
+ * committed ones. The generator lives here, apart from client/, which users copy as it is.
  */
 export async function writeClient (dir = path.join(projectRoot, 'client')): Promise<string[]> {
   // No load shedding: on a busy machine the app may look overloaded while it starts.
@@ -25,5 +25,5 @@ export async function writeClient (dir = path.join(projectRoot, 'client')): Prom
   return Object.keys(files)
 }
 
-// `npm run client` (node dist/client/generate.js).
+// `npm run client` (node dist/scripts/client/generate.js).
 if (process.argv[1] === fileURLToPath(import.meta.url)) console.log((await writeClient()).map((name) => `client/${name}`).join('\n'))

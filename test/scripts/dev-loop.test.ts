@@ -1,0 +1,56 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { until } from '../helpers/index.js'
+// @ts-expect-error: a plain script (npm run dev), without types
+import { devLoop } from '../../scripts/dev-loop.js'
+
+/**
+ * A project of one module, and an "app" that appends the emitted module's text to a log each time
+ * it starts, then stays up until it is stopped (as `fastify start` does).
+ */
+function project (dir: string) {
+  fs.mkdirSync(path.join(dir, 'src'))
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, module: 'NodeNext', target: 'ES2023', outDir: 'dist', rootDir: 'src' },
+    include: ['src']
+  }))
+  const source = path.join(dir, 'src', 'greeting.ts')
+  fs.writeFileSync(source, 'export const greeting: string = \'one\'\n')
+  const starts = path.join(dir, 'starts.log')
+  const app = path.join(dir, 'app.mjs')
+  fs.writeFileSync(app, [
+    'import fs from \'node:fs\'',
+    `fs.appendFileSync(${JSON.stringify(starts)}, fs.readFileSync(${JSON.stringify(path.join(dir, 'dist', 'greeting.js'))}, 'utf8').match(/'(\\w+)'/)[1] + '\\n')`,
+    'setInterval(() => {}, 1000)',
+    'process.on(\'SIGTERM\', () => process.exit(0))'
+  ].join('\n'))
+  return {
+    source,
+    command: [process.execPath, app],
+    started: () => fs.existsSync(starts) ? fs.readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []
+  }
+}
+
+t.test('npm run dev: one start; an edit that does not type-check keeps the last good build running and says why; a good one restarts', async (t) => {
+  const dir = t.testdir()
+  const { source, command, started } = project(dir)
+  let output = ''
+  const stop = devLoop({ project: path.join(dir, 'tsconfig.json'), command, write: (text: string) => { output += text }, color: false })
+  t.teardown(() => stop())
+
+  await until(() => started().length === 1, 60_000)
+  t.same(started(), ['one'], 'the first build starts the app, once')
+
+  fs.writeFileSync(source, 'export const greeting: string = 2\n')
+  await until(() => /not restarted: the last good build keeps running/.test(output), 60_000)
+  t.match(output, /greeting\.ts\(1,14\): error TS2322: Type 'number' is not assignable to type 'string'/, 'the type error, where the app\'s output is')
+  t.match(fs.readFileSync(path.join(dir, 'dist', 'greeting.js'), 'utf8'), /'one'/, 'nothing emitted: the last good build stays')
+  t.same(started(), ['one'], 'and the app was not restarted')
+
+  fs.writeFileSync(source, 'export const greeting: string = \'two\'\n')
+  await until(() => started().length === 2, 60_000)
+  t.same(started(), ['one', 'two'], 'a good edit: restarted on the new build')
+  await stop()
+  t.match(output, /\[dev\] starting: .*\n[^]*\[dev\] restarting: /)
+})

@@ -1,8 +1,10 @@
-import { Socket } from 'node:net'
 import { Readable } from 'node:stream'
+import createError from '@fastify/error'
 import fp from 'fastify-plugin'
 import type { FastifyReply } from 'fastify'
 import type { Static, TSchema } from '@sinclair/typebox'
+import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
+import { cutAtEnd } from '../lib/lingering-close.js'
 
 /** Anything that yields items, one at a time: an array, a generator, an async generator, a cursor… */
 export type ItemSource<T> = Iterable<T> | AsyncIterable<T>
@@ -17,6 +19,8 @@ declare module 'fastify' {
     ndjson<S extends TSchema> (source: ItemSource<Static<S>>, itemSchema: S): FastifyReply
   }
 }
+
+export const ShuttingDown = createError('FST_ERR_SHUTTING_DOWN', 'The service is shutting down: the stream did not start', 503)
 
 /** Lines are gathered into chunks of about this many characters (and the stream buffers one such chunk). */
 export const CHUNK_SIZE = 64 * 1024
@@ -36,13 +40,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
  * - Lines are batched into chunks of CHUNK_SIZE; a batch is sent early when the source makes us
  *   wait (so items are written as they are produced), and the event loop gets a turn between chunks.
  * - Destroyed (the client went away): the iterator's `return()` is called; nothing more is pulled.
- * - The service is shutting down (`fastify.drainEnded`): no more items are pulled, the source is
- *   closed, and the body ends properly after the last complete line.
- * - The source (or the serializer) fails before the first item: the stream errors and Fastify
- *   answers with an error response (the error's statusCode, else 500). Once an item has been
- *   produced the 200 is committed: the lines produced so far are delivered, the error is logged,
- *   and the connection is closed without the final chunk, so that the client sees the body is
- *   incomplete. Either way the source is closed and never pulled again.
+ * - Cut short, by the service shutting down (`fastify.drainEnded`: no more items are pulled) or
+ *   by the source (or the serializer) failing: the source is closed and never pulled again. Once
+ *   an item has been produced the 200 is committed: the lines produced so far are delivered, then
+ *   the connection is closed without the final chunk of the body (lib/lingering-close.ts,
+ *   `cutAtEnd`), so that the client, or a proxy, sees the body is incomplete rather than taking
+ *   it for the whole. Before the first item, Fastify answers with an error response instead: the
+ *   source's error (its statusCode, else 500), or 503 with Retry-After when shutting down.
  */
 class NdjsonStream extends Readable {
   readonly #reply: FastifyReply
@@ -116,11 +120,25 @@ class NdjsonStream extends Readable {
     }
   }
 
-  /** Ends the body after the lines produced so far, the source closed: a complete response, cut short. */
+  /** The service is shutting down: the source is closed and the response cut after the lines produced so far. */
   #endEarly (): void {
     if (this.#finished || this.destroyed) return
-    this.#reply.log.info({ items: this.#produced }, 'ndjson stream ended early: the service is shutting down')
     this.#closeSource()
+    if (this.#produced === 0) {
+      // Nothing is sent yet: an answer the client can retry elsewhere, rather than a 200 cut at once.
+      this.destroy(exposed(new ShuttingDown(), { 'retry-after': String(RETRY_AFTER_SECONDS) }))
+      return
+    }
+    this.#reply.log.info({ items: this.#produced }, 'ndjson stream ended early: the service is shutting down')
+    this.#cut()
+  }
+
+  /**
+   * Ends the stream after the lines produced so far, and has the response close the connection in
+   * place of the body's final chunk once everything before it (a compressor's last block too) is written.
+   */
+  #cut (): void {
+    cutAtEnd(this.#reply.raw)
     this.#finished = true
     this.#flush()
     this.push(null)
@@ -147,28 +165,7 @@ class NdjsonStream extends Readable {
       return
     }
     this.#reply.log.error({ err, items: this.#produced }, 'ndjson source failed: the response is cut short')
-    this.#flush()
-    // Once every line produced has been handed to the response, close the connection after them.
-    if (this.readableLength === 0) this.#cut()
-    else {
-      const whenEmpty = () => {
-        if (this.readableLength > 0) return
-        this.off('data', whenEmpty)
-        this.#cut()
-      }
-      this.on('data', whenEmpty)
-    }
-  }
-
-  /** Ends the connection once what was written is flushed, without the final chunk of the body. */
-  #cut (): void {
-    const res = this.#reply.raw
-    const socket = res.socket
-    if (socket instanceof Socket && !socket.destroyed) {
-      socket.end(() => socket.destroy())
-    } else {
-      res.destroy()
-    }
+    this.#cut()
   }
 
   /** Stops pulling: the source's `return()` lets it release what it holds (finally blocks run). */

@@ -8,7 +8,7 @@ declare module 'fastify' {
     /** True from the moment the app starts closing (SIGTERM): /ready answers 503. */
     readonly closing: boolean
     /**
-     * Aborted when the drain period after SIGTERM is over: what is still streaming ends at its
+     * Aborted when the drain period after SIGTERM is over: what is still streaming is cut at its
      * next item boundary, so that the close does not wait for it.
      */
     readonly drainEnded: AbortSignal
@@ -26,8 +26,10 @@ declare module 'fastify' {
  *    marks those already in flight), so that keep-alive clients move on after their answer
  *    instead of finding their connection closed under a request they are sending. The drain is
  *    over sooner when the last open connection has closed: no request can come any more.
- * 3. Then `drainEnded` is aborted (NDJSON streams end at a line boundary), idle connections are
- *    closed, and the close waits for the last responses before the app's onClose hooks run.
+ * 3. Then `drainEnded` is aborted (NDJSON streams are cut after a whole line, their connection
+ *    closed without the body's last chunk, so that clients and proxies see they were cut short:
+ *    plugins/ndjson.ts), idle connections are closed, and the close waits for the last responses
+ *    before the app's onClose hooks run.
  *
  * SHUTDOWN_GRACE (server.ts) bounds the whole. An app that is not listening (tests) just closes.
  */

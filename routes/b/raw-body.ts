@@ -11,7 +11,8 @@ export type RawRequest = Readable & { headers: IncomingHttpHeaders }
  * Reads a request body that Fastify did not parse (it never parses bodies of GET requests), with
  * Content-Length or chunked. The same errors as Fastify's own body reader: 413 over `limit` bytes
  * (refused from Content-Length alone when it says so), 400 when the bytes received differ from
- * Content-Length or the stream fails. No body is the empty buffer.
+ * Content-Length or the stream fails. No body is the empty buffer. Refused as too large, the
+ * body is read no further.
  */
 export function readRawBody (request: RawRequest, limit: number): Promise<Buffer> {
   const declared = request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length'])
@@ -32,8 +33,9 @@ export function readRawBody (request: RawRequest, limit: number): Promise<Buffer
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
       received += bytes.length
       if (received > limit) {
-        // What is left of the body is discarded by node:http once the reply is sent.
+        // The rest of the body is not read: the 413 closes the connection (plugins/errors.ts).
         stop()
+        request.pause()
         reject(new FST_ERR_CTP_BODY_TOO_LARGE())
         return
       }

@@ -2,7 +2,9 @@ import t from 'tap'
 import createError from '@fastify/error'
 import { Type } from '@sinclair/typebox'
 import { StringEnum } from '../../schemas/common.js'
+import { LINGER_BYTES } from '../../lib/lingering-close.js'
 import { assertError, build, buildPlugins, json, logSink } from '../helpers/index.js'
+import { sendEndlessBody } from '../helpers/endless-body.js'
 
 t.test('a body over BODY_LIMIT is a 413', async (t) => {
   const app = await buildPlugins(t, (server) => {
@@ -13,6 +15,33 @@ t.test('a body over BODY_LIMIT is a 413', async (t) => {
   t.equal((await app.inject({ method: 'POST', url: '/echo', payload: fits, headers: { 'content-type': 'application/json' } })).statusCode, 200, 'at the limit')
   const over = JSON.stringify({ text: 'x'.repeat(64 - 10) })
   assertError(t, await app.inject({ method: 'POST', url: '/echo', payload: over, headers: { 'content-type': 'application/json' } }), 413)
+})
+
+t.test('a 413 reads no more of the body: the whole answer, then the connection closes (JSON, chunked or by Content-Length)', async (t) => {
+  const limit = 1024
+  let handled = 0
+  const app = await buildPlugins(t, (server) => {
+    server.post('/echo', { schema: { body: Type.Object({ text: Type.String() }) } }, async (request) => { handled++; return request.body })
+  }, { BODY_LIMIT: String(limit) })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const headers = 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+  const text = 'x'.repeat(16 * 1024)
+  const cases = [
+    { label: 'chunked', head: `${headers}Transfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n`, chunk: Buffer.from(`4000\r\n${text}\r\n`), end: '0\r\n\r\n' },
+    { label: 'Content-Length over the limit', head: `${headers}Content-Length: ${64 * 1024 * 1024}\r\n\r\n`, chunk: Buffer.from(text), end: '' }
+  ]
+  for (const { label, head, chunk, end } of cases) {
+    const sent = await sendEndlessBody(app, head, chunk, { end })
+    t.equal(sent.status, 413, `${label}: 413`)
+    t.ok(sent.whole, `${label}: the whole answer arrived`)
+    t.match(JSON.parse(sent.body), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }, `${label}: the JSON error`)
+    t.equal(sent.headers.connection, 'close', `${label}: Connection: close`)
+    t.ok(sent.ended, `${label}: then the server ended the connection`)
+    // The limit, what the close drops at most, and what node:http and the socket buffer (up to their
+    // high-water marks, 64 kB per read): bounded whatever the speed of either side, of 64 MB offered.
+    t.ok(sent.serverRead < limit + LINGER_BYTES + 1024 * 1024, `${label}: the server read ${sent.serverRead} bytes of the ${sent.written} written`)
+  }
+  t.equal(handled, 0, 'no handler ran')
 })
 
 t.test('validation errors name the field; an enum lists its values', async (t) => {

@@ -1,4 +1,7 @@
+import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import net, { type AddressInfo } from 'node:net'
+import zlib from 'node:zlib'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
@@ -293,7 +296,7 @@ t.test('backpressure: a client that stops reading stops the pulling; reading aga
   t.pass('and the endless source was closed when the client left')
 })
 
-t.test('the service shutting down: a running stream ends after a whole line, its body complete and its source closed', async (t) => {
+t.test('the service shutting down: a running stream is cut after a whole line, visibly incomplete, its source closed', async (t) => {
   for (const reading of [true, false]) {
     const logs = logSink()
     const app = await buildPlugins(t, routes, { SHUTDOWN_DRAIN: '50' }, { logger: logs.logger })
@@ -307,14 +310,76 @@ t.test('the service shutting down: a running stream ends after a whole line, its
     if (!reading) setTimeout(() => res.resume(), 200)
     const { body, complete } = await readAll(res)
     await closed
-    t.ok(complete, `${reading ? 'reading' : 'paused'} client: the body is complete`)
-    t.ok(body === '' || body.endsWith('\n'), 'it ends at a line boundary')
-    t.ok(current.state.closed, 'the source is closed')
+    const client = reading ? 'reading client' : 'paused client'
+    t.equal(complete, false, `${client}: the body is incomplete (the chunked body has no final chunk)`)
+    t.ok(body.endsWith('\n'), `${client}: it ends at a line boundary`)
+    // (The first line may be the end of one readLines left.)
+    t.equal(body.split('\n').slice(1, -1).filter((line) => JSON.parse(line).label !== PAD).length, 0, `${client}: whole lines`)
+    t.ok(current.state.closed, `${client}: the source is closed`)
     t.match(logs.entries.find((entry) => entry.msg === 'ndjson stream ended early: the service is shutting down'), { items: Number })
   }
 })
 
-t.test('a stream that starts once the drain is over ends at once, with an empty body', async (t) => {
+/** The raw bytes of an HTTP/1.1 answer read off a socket until the server ends it: its head, and its chunked body undone. */
+async function rawGet (app: FastifyInstance, path: string, headers = '', whenStarted = () => {}) {
+  const socket = net.connect((app.server.address() as AddressInfo).port, '127.0.0.1')
+  const chunks: Buffer[] = []
+  let started = false
+  socket.on('data', (chunk: Buffer) => {
+    chunks.push(chunk)
+    if (!started && Buffer.concat(chunks).includes('\r\n\r\n')) {
+      started = true
+      whenStarted()
+    }
+  })
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}\r\n`)
+  await once(socket, 'close')
+  const raw = Buffer.concat(chunks)
+  const split = raw.indexOf('\r\n\r\n')
+  const head = raw.subarray(0, split).toString('latin1')
+  // The chunks of the body, and whether the final (empty) chunk came.
+  const parts: Buffer[] = []
+  let at = split + 4
+  let last = false
+  while (at < raw.length) {
+    const lineEnd = raw.indexOf('\r\n', at)
+    if (lineEnd === -1) break
+    const size = parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16)
+    if (size === 0) {
+      last = raw.subarray(lineEnd, lineEnd + 4).toString('latin1') === '\r\n\r\n'
+      break
+    }
+    parts.push(raw.subarray(lineEnd + 2, Math.min(lineEnd + 2 + size, raw.length)))
+    at = lineEnd + 2 + size + 2
+  }
+  return { head, body: Buffer.concat(parts), lastChunk: last }
+}
+
+t.test('on the wire: a stream cut by the shutdown lacks the final chunk, compressed or not; one that ends has it', async (t) => {
+  for (const encoding of ['identity', 'gzip']) {
+    const app = await buildPlugins(t, routes, { SHUTDOWN_DRAIN: '50' })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    // The close starts once the answer has begun.
+    let closed: Promise<void> | undefined
+    const cut = await rawGet(app, '/forever', `Accept-Encoding: ${encoding}\r\n`, () => { closed = app.close() })
+    await closed
+    t.match(cut.head, /^HTTP\/1\.1 200 OK\r\n/, `${encoding}: 200`)
+    t.match(cut.head, /\r\ntransfer-encoding: chunked/i, `${encoding}: chunked`)
+    t.equal(cut.lastChunk, false, `${encoding}: no final chunk: the connection closed in its place`)
+    // Everything the compressor held was delivered: the gzip stream itself is whole.
+    const text = (encoding === 'gzip' ? zlib.gunzipSync(cut.body) : cut.body).toString('utf8')
+    t.ok(text.length > 0 && text.endsWith('\n'), `${encoding}: the lines produced, ending at a line boundary`)
+    t.equal(text.split('\n').slice(0, -1).filter((line) => JSON.parse(line).label !== PAD).length, 0, `${encoding}: whole lines`)
+
+    const app2 = await buildPlugins(t, routes)
+    await app2.listen({ port: 0, host: '127.0.0.1' })
+    const ended = await rawGet(app2, '/count?count=2000', `Accept-Encoding: ${encoding}\r\nConnection: close\r\n`)
+    t.equal(ended.lastChunk, true, `${encoding}: a stream that ends has the final chunk`)
+    t.equal((encoding === 'gzip' ? zlib.gunzipSync(ended.body) : ended.body).toString('utf8').split('\n').length - 1, 2000)
+  }
+})
+
+t.test('a stream that starts once the drain is over: nothing sent yet, so a 503 with Retry-After', async (t) => {
   let gate: (() => void) | undefined
   const app = await buildPlugins(t, (server) => {
     server.get('/late', { schema: { produces: ['application/x-ndjson'] } }, async (request, reply) => {
@@ -329,7 +394,8 @@ t.test('a stream that starts once the drain is over ends at once, with an empty 
   gate!()
   const res = await answer
   await closed
-  t.equal(res.statusCode, 200)
-  t.equal(res.body, '', 'nothing produced')
+  assertError(t, res, 503, 'shutting down')
+  t.equal(res.headers['retry-after'], '5')
+  t.equal(res.headers.connection, 'close')
   t.equal(current.state.pulled, 0, 'nothing pulled')
 })

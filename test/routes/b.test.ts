@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { readRawBody, type RawRequest } from '../../routes/b/raw-body.js'
+import { LINGER_BYTES } from '../../lib/lingering-close.js'
 import { assertError, build } from '../helpers/index.js'
+import { sendEndlessBody } from '../helpers/endless-body.js'
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 
@@ -105,6 +107,31 @@ t.test('GET /b over a socket: chunked bodies; the server keeps answering after r
   t.equal((await chunkedGet(port, [])).body, '"hi"', 'an empty chunked body is no body')
 })
 
+t.test('GET /b refusing a body over BODY_LIMIT (413) reads no more of it, and closes the connection after the whole answer', async (t) => {
+  const limit = 1024
+  const app = await build(t, { BODY_LIMIT: String(limit) })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const headers = 'GET /b HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+  const digits = '1'.repeat(16 * 1024)
+  const cases = [
+    { label: 'chunked', head: `${headers}Transfer-Encoding: chunked\r\n\r\n`, chunk: Buffer.from(`4000\r\n${digits}\r\n`), end: '0\r\n\r\n' },
+    { label: 'Content-Length over the limit', head: `${headers}Content-Length: ${64 * 1024 * 1024}\r\n\r\n`, chunk: Buffer.from(digits), end: '' }
+  ]
+  for (const { label, head, chunk, end } of cases) {
+    // The client writes up to 64 MB, as fast as the server reads.
+    const sent = await sendEndlessBody(app, head, chunk, { end })
+    t.equal(sent.status, 413, `${label}: 413`)
+    t.ok(sent.whole, `${label}: the whole answer arrived`)
+    t.match(JSON.parse(sent.body), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }, `${label}: the JSON error`)
+    t.equal(sent.headers.connection, 'close', `${label}: Connection: close`)
+    t.ok(sent.ended, `${label}: then the server ended the connection`)
+    // The limit, what the close drops at most, and what node:http and the socket buffer (up to their
+    // high-water marks, 64 kB per read): bounded whatever the speed of either side, of 64 MB offered.
+    t.ok(sent.serverRead < limit + LINGER_BYTES + 1024 * 1024, `${label}: the server read ${sent.serverRead} bytes of the ${sent.written} written`)
+  }
+  t.equal((await app.inject({ url: '/b', headers: JSON_TYPE, payload: '1' })).body, 'true', 'the server answers on')
+})
+
 /** A request stand-in: the given chunks as a stream, with the given headers. */
 function rawRequest (chunks: Array<string | Buffer>, headers: http.IncomingHttpHeaders = {}): RawRequest {
   return Object.assign(Readable.from(chunks, { objectMode: false }), { headers })
@@ -121,7 +148,9 @@ t.test('readRawBody: the bytes, whatever the chunking', async (t) => {
 
 t.test('readRawBody: the errors Fastify gives for bodies it reads itself', async (t) => {
   const statusOf = (promise: Promise<unknown>) => promise.then(() => 200, (err: { statusCode: number, code?: string }) => err.statusCode)
-  t.equal(await statusOf(readRawBody(rawRequest(['abc']), 2)), 413, 'over the limit while reading')
+  const tooLarge = rawRequest(['ab', 'c', 'def'])
+  t.equal(await statusOf(readRawBody(tooLarge, 2)), 413, 'over the limit while reading')
+  t.equal(tooLarge.readableFlowing, false, 'and the body is read no further')
   const unread = rawRequest(['abc'], { 'content-length': '3' })
   t.equal(await statusOf(readRawBody(unread, 2)), 413, 'over the limit by Content-Length')
   t.equal(unread.readableFlowing, null, 'refused without reading')

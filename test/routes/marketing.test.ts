@@ -58,6 +58,17 @@ t.test('interests: one is a one-element list; none gives "latest  products" (two
   t.match(emptyValue, /our latest {2}products\?/, 'one empty interest: an empty element')
 })
 
+t.test('a form is read whole: 1,500 interests are 1,500 in the e-mail', async (t) => {
+  const app = await build(t)
+  const interests = Array.from({ length: 1500 }, (_, i) => `topic${i}`)
+  const res = await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: formOf({ ...ALP, clientInterestedIn: interests }) })
+  t.equal(res.statusCode, 200)
+  t.equal(json(res).body, `Hi Alp Mestanogullari,\n\nSince you've recently turned 25, have you checked out our latest ${interests.join(', ')} products? Give us a visit!`,
+    'every interest, in order')
+  const late = await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: `${formOf({ clientInterestedIn: interests })}&${formOf({ ...ALP, clientInterestedIn: [] })}` })
+  t.equal(late.statusCode, 200, 'fields after 1,500 pairs are read')
+})
+
 t.test('a repeated single field in a form: the first wins; unknown fields are ignored', async (t) => {
   const app = await build(t)
   const res = await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: `${formOf(ALP)}&clientName=Other&clientAge=99&extra=1` })
@@ -120,6 +131,9 @@ t.test('a body over BODY_LIMIT: 413', async (t) => {
   const app = await build(t, { BODY_LIMIT: '200' })
   t.equal((await app.inject({ method: 'POST', url: '/marketing', payload: ALP })).statusCode, 200)
   assertError(t, await app.inject({ method: 'POST', url: '/marketing', payload: { ...ALP, clientName: 'x'.repeat(200) } }), 413)
+  t.equal((await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: formOf(ALP) })).statusCode, 200, 'a form within the limit')
+  const interests = Array.from({ length: 40 }, () => 'x')
+  assertError(t, await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: formOf({ ...ALP, clientInterestedIn: interests }) }), 413, /too large/)
 })
 
 t.test('406 for an Accept without JSON', async (t) => {

@@ -1,0 +1,84 @@
+import net, { type Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+
+/** What a client that kept sending a body saw, and what the server read of it. */
+export interface EndlessBodyResult {
+  /** The status line and headers of the answer, header names in lower case. */
+  status: number
+  headers: Record<string, string>
+  /** The answer's body, by its Content-Length: whole, or shorter when the connection went first. */
+  body: string
+  /** The whole answer arrived (as many body bytes as its Content-Length says). */
+  whole: boolean
+  /** The server ended the connection (its FIN) after the answer, before any error. */
+  ended: boolean
+  /** Bytes of the body the client handed to its socket before the connection went. */
+  written: number
+  /** The error that ended the client's side, when there was one (a reset once the server closed). */
+  error?: string
+  /** Bytes the server read from this connection, once it was closed. */
+  serverRead: number
+}
+
+/** Splits a raw HTTP/1.1 answer (Content-Length framed) into its status, headers and body. */
+function parseAnswer (raw: Buffer) {
+  const split = raw.indexOf('\r\n\r\n')
+  if (split === -1) return { status: 0, headers: {}, body: '', whole: false }
+  const [statusLine = '', ...lines] = raw.subarray(0, split).toString('latin1').split('\r\n')
+  const headers = Object.fromEntries(lines.map((line) => {
+    const colon = line.indexOf(':')
+    return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()]
+  }))
+  const length = Number(headers['content-length'] ?? NaN)
+  const rest = raw.subarray(split + 4)
+  const body = rest.subarray(0, Number.isNaN(length) ? rest.length : length)
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8'), whole: body.length === length }
+}
+
+/**
+ * Sends `head` (a request line and headers, ending with the blank line) to a listening app, then
+ * `chunk` over and over, as fast as the server takes it, whatever the server answers: a client that
+ * keeps streaming a body far over any limit. It stops at `maxBytes` (it then ends the chunked body
+ * with `end`, if given, and its side of the connection) or when its writes fail because the server
+ * has closed the connection. Resolves once the connection is closed, with what the client received
+ * and the bytes the server read from the connection (its socket's bytesRead).
+ */
+export async function sendEndlessBody (app: FastifyInstance, head: string, chunk: Buffer, { end = '', maxBytes = 64 * 1024 * 1024 } = {}): Promise<EndlessBodyResult> {
+  let serverSocket: Socket | undefined
+  const onConnection = (socket: Socket) => { serverSocket ??= socket }
+  app.server.on('connection', onConnection)
+  const { port } = app.server.address() as net.AddressInfo
+  // Half-open allowed: the client goes on writing after the server's FIN, as a client busy sending does.
+  const client = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+  const received: Buffer[] = []
+  let written = 0
+  let ended = false
+  let error: string | undefined
+  client.on('data', (data: Buffer) => received.push(data))
+  client.on('end', () => { ended = error === undefined })
+  client.on('error', (err: NodeJS.ErrnoException) => { error ??= err.code ?? err.message })
+  const closed = new Promise<void>((resolve) => client.on('close', () => resolve()))
+  await new Promise<void>((resolve) => client.once('connect', resolve))
+  client.write(head)
+  // Write while the kernel takes it; wait for a drain, or for the connection to go.
+  // (An error destroys the socket.)
+  while (written < maxBytes && !client.destroyed) {
+    if (client.write(chunk)) {
+      written += chunk.length
+      if (written % (1024 * 1024) < chunk.length) await new Promise((resolve) => setImmediate(resolve))
+      continue
+    }
+    written += chunk.length
+    await new Promise<void>((resolve) => {
+      const done = () => { client.off('drain', done); client.off('close', done); resolve() }
+      client.on('drain', done)
+      client.on('close', done)
+    })
+  }
+  if (!client.destroyed) client.end(end)
+  await closed
+  app.server.off('connection', onConnection)
+  const server = serverSocket as Socket
+  if (!server.destroyed) await new Promise((resolve) => server.once('close', resolve))
+  return { ...parseAnswer(Buffer.concat(received)), ended, written, serverRead: server.bytesRead, ...(error === undefined ? {} : { error }) }
+}

@@ -66,8 +66,8 @@ export function serverOptions (config: Config, { edge = true }: Pick<AppOptions,
 export interface AppOptions extends ConfigPluginOptions {
   /**
    * false: the service without its edge plugins (security headers, CORS, compression, metrics,
-   * overload, the request-id header and genReqId), all of plugins/external/ but the rate limits,
-   * which auth.ts needs: what bench/edge.bench.js measures them against. Not a way to run it.
+   * overload, rate limits, the request-id header and genReqId), all of plugins/external/: what
+   * bench/edge.bench.js measures them against. Not a way to run it.
    */
   edge?: boolean
 }
@@ -79,11 +79,7 @@ export interface AppOptions extends ConfigPluginOptions {
 export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
   const edge = opts.edge ?? true
   await fastify.register(config, opts)
-  await fastify.register(autoload, {
-    dir: path.join(import.meta.dirname, 'plugins', 'external'),
-    ...(edge ? {} : { ignorePattern: /^(?!rate-limit\.[jt]s$)/ }),
-    options: {}
-  })
+  if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
     ignorePattern: edge ? /^(external|config\.[jt]s)$/ : /^(external|config\.[jt]s|request-id\.[jt]s)$/,

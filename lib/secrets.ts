@@ -44,3 +44,12 @@ export function credentialsVerifier (pairs: string | undefined, equal = timingSa
 export function bearerToken (header: string | undefined): string | undefined {
   return header === undefined ? undefined : /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header)?.[1]
 }
+
+/**
+ * Whether routes with `config.auth: 'bearer'` need a token: when API_TOKENS lists some, and always
+ * in production, where no API_TOKENS means that no token is accepted rather than that the writes
+ * are open (docs/contract.md, Authentication). Outside production, no API_TOKENS leaves them open.
+ */
+export function bearerRequired (config: { API_TOKENS?: string | undefined, NODE_ENV: string }): boolean {
+  return config.API_TOKENS !== undefined || config.NODE_ENV === 'production'
+}

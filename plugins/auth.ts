@@ -1,17 +1,21 @@
 import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
+import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { failureLimiter, memoryFailureStore, type FailureStore } from '../lib/auth-failures.js'
+import { addressGroup } from '../lib/client-address.js'
+import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
+import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
 import { unauthorizedResponse } from '../schemas/auth.js'
-import { TooManyResponse, addResponses } from '../schemas/common.js'
+import { TooManyResponse, UnavailableResponse, addResponses } from '../schemas/common.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Credentials the route requires, declared once: `basic` (HTTP Basic Authentication against
-     * BASIC_AUTH_USERS, realm AUTH_REALM) or `bearer` (a token of API_TOKENS, when it is set).
-     * The auth plugin enforces it; the description page and the OpenAPI document show it.
+     * BASIC_AUTH_USERS, realm AUTH_REALM) or `bearer` (a token of API_TOKENS; without API_TOKENS,
+     * none in production and open elsewhere). The auth plugin enforces it; the description page
+     * and the OpenAPI document show it.
      */
     auth?: 'basic' | 'bearer'
   }
@@ -21,93 +25,147 @@ declare module 'fastify' {
   }
 }
 
+export const MissingBasicCredentials = createError('FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Basic <base64 of user:password>"', 401)
 export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
 export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
 export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
+export const TooManyUserFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
 export const TooManyFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
+export const AuthUnavailable = createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
+
+/**
+ * The identity that credentials the scheme cannot read claim: they are counted together, per
+ * address, so a broken client locks out only itself.
+ */
+const UNREADABLE = 'unreadable'
+/** @fastify/basic-auth's code for a header it cannot read. */
+const UNREADABLE_BASIC = 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER'
+
+export interface AuthOptions {
+  /** Where failures are counted: by default the database's table with a database, else memory. */
+  failureStore?: FailureStore
+}
 
 /**
  * Enforces the `config.auth` that routes declare. Its hook goes first in the route's onRequest
  * list: authentication precedes content negotiation (406/415) and validation (400). Failed
- * authentications are limited per client address (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_MS).
+ * authentications are limited (lib/auth-failures.ts): AUTH_FAILURE_LIMIT per client address and
+ * user name (a Bearer token is its own name), AUTH_FAILURE_ADDRESS_LIMIT per client address, per
+ * AUTH_FAILURE_WINDOW_MS; counted in the database when the service has one (every replica sees
+ * the same counts), else in memory.
  */
-export default fp(async function auth (fastify) {
-  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
+export default fp<AuthOptions>(async function auth (fastify, opts) {
+  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_ADDRESS_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
   const basicChallenge = `Basic realm="${AUTH_REALM}"`
   const bearerChallenge = `Bearer realm="${AUTH_REALM}"`
 
   if (BASIC_AUTH_USERS === undefined) {
     fastify.log.warn('BASIC_AUTH_USERS is not set: every request to an endpoint behind Basic Authentication will be refused')
   }
+  const bearer = bearerRequired(fastify.config)
+  if (bearer && API_TOKENS === undefined) {
+    fastify.log.warn('API_TOKENS is not set: every request to an endpoint behind a Bearer token will be refused')
+  }
   const verify = credentialsVerifier(BASIC_AUTH_USERS)
+  const matchToken = secretMatcher(API_TOKENS === undefined ? [] : API_TOKENS.split(','))
+
+  // With a database, the counts are in it: a guesser cannot spread its attempts over the replicas,
+  // nor wait for a restart. The routes behind authentication all use that database, so while it is
+  // down, failing closed (503) takes away nothing that would have worked; failing open would give
+  // a guesser that can slow the database unlimited attempts, and its answers (401, or 503 from the
+  // route once the password is right) would still tell it when it had found the password.
+  const database = fastify.hasDecorator('pg')
+  const store: FailureStore = opts.failureStore ?? (database
+    ? (await import('../lib/auth-failures-postgres.js')).postgresFailureStore(fastify.pg.pool)
+    : memoryFailureStore())
+  const limiter = failureLimiter({
+    store,
+    limit: AUTH_FAILURE_LIMIT,
+    addressLimit: AUTH_FAILURE_ADDRESS_LIMIT,
+    windowMs: AUTH_FAILURE_WINDOW_MS,
+    // An attempt waits for the one before it of the same user only as long as a query may last.
+    waitMs: fastify.config.DATABASE_STATEMENT_TIMEOUT
+  })
 
   fastify.decorateRequest('authUser', null)
+  // @fastify/basic-auth reads the header (RFC 7617, strictly; UTF-8) and hands the user name and
+  // password to `validate`, where the limits are checked for that user name before the password is.
+  // The challenge is added below: the plugin's own adds `charset`, and the contract fixes the exact
+  // value (docs/contract.md, Authentication).
   await fastify.register(basicAuth, {
-    // The challenge is added below: the plugin's own adds `charset`, and the contract fixes the
-    // exact value (docs/contract.md, "Authentication").
     authenticate: false,
-    validate (user, password, request, _reply, done) {
-      const authUser = verify(user, password)
-      if (authUser === null) return done(new InvalidCredentials(AUTH_REALM))
+    async validate (user, password, request) {
+      const authUser = await limited(request, `basic:${user}`, () => verify(user, password))
+      if (authUser === null) throw new InvalidCredentials(AUTH_REALM)
       request.authUser = authUser
-      done()
     }
   })
   const basicHook = fastify.basicAuth as onRequestHookHandler
-
   const checkBasic = (request: FastifyRequest, reply: FastifyReply) => new Promise<void>((resolve, reject) => {
     basicHook.call(fastify, request, reply, (err?: Error) => err === undefined ? resolve() : reject(err))
   })
 
-  const matchToken = secretMatcher(API_TOKENS === undefined ? [] : API_TOKENS.split(','))
-  const checkBearer = async (request: FastifyRequest) => {
-    const token = bearerToken(request.headers.authorization)
-    if (token === undefined) throw new MissingBearerToken()
-    if (matchToken(token) === -1) throw new InvalidBearerToken()
+  /** A refusal with the route's challenge. */
+  const challenged = (reply: FastifyReply, challenge: string, error: FastifyError) => {
+    reply.header('www-authenticate', challenge)
+    return error
   }
 
-  // Failed authentications per client address (@fastify/rate-limit's counter), when
-  // AUTH_FAILURE_LIMIT is set: a refusal counts when credentials were sent (a first request without
-  // them is how a browser asks for the challenge). Once the limit is reached, the address gets 429
-  // on every protected route until the window ends, before its credentials are looked at: a right
-  // guess is refused too, so guessing faster gains nothing.
-  const failures = AUTH_FAILURE_LIMIT > 0
-    ? fastify.createRateLimit({ max: AUTH_FAILURE_LIMIT, timeWindow: AUTH_FAILURE_WINDOW_MS })
-    : undefined
-
-  /** Runs `check`; counts its refusals, and refuses at once an address over the limit. */
-  async function limited (request: FastifyRequest, reply: FastifyReply, challenge: string, check: () => Promise<void>) {
-    if (failures !== undefined) {
-      const status = await failures(request, { increment: false })
-      if (!status.isAllowed && status.remaining === 0) {
-        reply.header('retry-after', status.ttlInSeconds)
-        throw new TooManyFailures(status.ttlInSeconds)
+  /**
+   * Checks credentials that claim `identity` within the limits on failures: the check's value, or
+   * null when it refused them (counted); a 429 over a limit, a 503 when the counts cannot be read.
+   */
+  async function limited<T> (request: FastifyRequest, identity: string, check: () => T | null): Promise<T | null> {
+    const attempt = await limiter.attempt(addressGroup(request.ip), identity, check)
+    switch (attempt.outcome) {
+      case 'accepted': return attempt.value
+      case 'refused': return null
+      case 'limited': {
+        const TooMany = attempt.scope === 'user' ? TooManyUserFailures : TooManyFailures
+        throw exposed(new TooMany(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })
       }
+      case 'busy': throw exposed(new AuthUnavailable(), { 'retry-after': String(RETRY_AFTER_SECONDS) })
     }
-    try {
-      await check()
-    } catch (err) {
-      reply.header('www-authenticate', challenge)
-      if (failures !== undefined && request.headers.authorization !== undefined) await failures(request)
-      throw err
-    }
-  }
-  const requireBasic = async function requireBasic (request: FastifyRequest, reply: FastifyReply) {
-    await limited(request, reply, basicChallenge, () => checkBasic(request, reply))
-  }
-  const requireBearer = async function requireBearer (request: FastifyRequest, reply: FastifyReply) {
-    await limited(request, reply, bearerChallenge, () => checkBearer(request))
   }
 
-  const basicUnauthorized = unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM))
-  const bearerUnauthorized = unauthorizedResponse(bearerChallenge, new InvalidBearerToken())
+  // A request without credentials gets the challenge and is not counted: it is how a browser asks
+  // for the challenge, and it guesses nothing.
+  const requireBasic = async function requireBasic (request: FastifyRequest, reply: FastifyReply) {
+    if (request.headers.authorization === undefined) throw challenged(reply, basicChallenge, new MissingBasicCredentials())
+    try {
+      await checkBasic(request, reply)
+    } catch (err) {
+      const error = err as FastifyError
+      if (error.statusCode !== 401) throw error
+      if (error.code !== UNREADABLE_BASIC) throw challenged(reply, basicChallenge, error)
+      // Credentials that @fastify/basic-auth could not read are counted too (and may be over a limit).
+      await limited(request, UNREADABLE, () => null)
+      throw challenged(reply, basicChallenge, new MissingBasicCredentials())
+    }
+  }
+  // A token is its own user name: a client that keeps sending a wrong one is refused, and the
+  // other token holders behind its address are not. What protects a token is its length, not a
+  // limit of ten guesses; a guesser of tokens is bounded by the address's ceiling.
+  const requireBearer = async function requireBearer (request: FastifyRequest, reply: FastifyReply) {
+    const header = request.headers.authorization
+    if (header === undefined) throw challenged(reply, bearerChallenge, new MissingBearerToken())
+    const token = bearerToken(header)
+    const accepted = token === undefined
+      ? await limited(request, UNREADABLE, () => null)
+      : await limited(request, `bearer:${token}`, () => matchToken(token) === -1 ? null : true)
+    if (accepted === null) throw challenged(reply, bearerChallenge, token === undefined ? new MissingBearerToken() : new InvalidBearerToken())
+  }
+
+  const limits = limiter.enabled ? { 429: TooManyResponse, ...(database || opts.failureStore !== undefined ? { 503: UnavailableResponse } : {}) } : {}
+  const basicResponses = { 401: unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM)), ...limits }
+  const bearerResponses = { 401: unauthorizedResponse(bearerChallenge, new InvalidBearerToken()), ...limits }
   fastify.addHook('onRoute', (route) => {
     const scheme = route.config?.auth
-    // Without API_TOKENS the token header is ignored: the routes stay open.
-    const hook = scheme === 'basic' ? requireBasic : scheme === 'bearer' && API_TOKENS !== undefined ? requireBearer : undefined
+    // Without API_TOKENS outside production, the token header is ignored: the routes stay open.
+    const hook = scheme === 'basic' ? requireBasic : scheme === 'bearer' && bearer ? requireBearer : undefined
     if (hook === undefined) return
-    addResponses(route.schema, { 401: scheme === 'basic' ? basicUnauthorized : bearerUnauthorized, ...(failures === undefined ? {} : { 429: TooManyResponse }) })
+    addResponses(route.schema, scheme === 'basic' ? basicResponses : bearerResponses)
     // A new array: the GET route and its automatic HEAD route share the original one.
     route.onRequest = [hook, ...[route.onRequest ?? []].flat()] as typeof route.onRequest
   })
-}, { name: 'auth', dependencies: ['config', 'rate-limits'] })
+}, { name: 'auth', dependencies: ['config', 'collections'] })

@@ -4,6 +4,7 @@ import type { RouteOptions } from 'fastify'
 import { renderDescription, type RouteDescription } from '../lib/description/render.js'
 import { describeRoutes } from '../lib/description/routes.js'
 import { packageInfo } from '../lib/package-info.js'
+import { bearerRequired } from '../lib/secrets.js'
 import { ErrorSchema } from '../schemas/common.js'
 
 export interface ApiDescription {
@@ -48,7 +49,7 @@ export default fp(async function description (fastify) {
       version: packageInfo.version,
       about: `${packageInfo.description}.`,
       realm: fastify.config.AUTH_REALM,
-      bearerRequired: fastify.config.API_TOKENS !== undefined,
+      bearerRequired: bearerRequired(fastify.config),
       catchAll: fastify.config.DOCS_CATCH_ALL,
       errorExample: ErrorSchema.examples[0],
       basePath: fastify.config.BASE_PATH

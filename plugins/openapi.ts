@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import { documentRoute, finish, type Json } from '../lib/openapi.js'
 import { packageInfo } from '../lib/package-info.js'
+import { bearerRequired } from '../lib/secrets.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -17,8 +18,8 @@ declare module 'fastify' {
  * `schema.hide` are left out, as from the page.
  */
 export default fp(async function openapi (fastify) {
-  const { AUTH_REALM, API_TOKENS, BASE_PATH } = fastify.config
-  const bearerRequired = API_TOKENS !== undefined
+  const { AUTH_REALM, BASE_PATH } = fastify.config
+  const bearer = bearerRequired(fastify.config)
   // The documented paths, for the operation names: known before the document is first built.
   const paths = new Set<string>()
   const components = new Map<string, Json>()
@@ -37,13 +38,13 @@ export default fp(async function openapi (fastify) {
       components: {
         securitySchemes: {
           basicAuth: { type: 'http', scheme: 'basic', description: `HTTP Basic Authentication, realm "${AUTH_REALM}"` },
-          ...(bearerRequired
+          ...(bearer
             ? { bearerAuth: { type: 'http', scheme: 'bearer', description: 'One of the tokens the server is configured with (API_TOKENS)' } }
             : {})
         }
       }
     },
-    transform: documentRoute(bearerRequired, paths, components),
+    transform: documentRoute(bearer, paths, components),
     transformObject: finish(components)
   })
 }, { name: 'openapi', dependencies: ['config'] })

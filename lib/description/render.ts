@@ -64,7 +64,7 @@ export interface Introduction {
   about: string
   /** The realm of the HTTP Basic Authentication. */
   realm: string
-  /** Whether bearer-protected endpoints need a token on this server (API_TOKENS is set). */
+  /** Whether bearer-protected endpoints need a token on this server (API_TOKENS is set, or production). */
   bearerRequired: boolean
   /** Whether requests that match no route or no method get this page (DOCS_CATCH_ALL). */
   catchAll: boolean

@@ -7,11 +7,12 @@ import { TooManyResponse, addResponses } from '../../schemas/common.js'
 export const RateLimited = createError('FST_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)
 
 /**
- * Rate limits (@fastify/rate-limit), per client address: `request.ip`, which is the proxy's
- * `X-Forwarded-For` only when TRUST_PROXY trusts the proxy (else every client behind it is one
- * address). The global limit, RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS on every route,
- * is off by default (0). The plugin also gives `fastify.createRateLimit`, which plugins/auth.ts
- * uses for the limit on failed authentications. Refusals are 429 JSON errors with `Retry-After`.
+ * The global rate limit (@fastify/rate-limit), RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS
+ * on every route but those with `config.rateLimit: false` (the probes), off by default (0). Per
+ * client address: `request.ip`, which is the proxy's `X-Forwarded-For` only when TRUST_PROXY trusts
+ * the proxy (else every client behind it is one address); an IPv6 address is counted by its /64
+ * (the plugin's default `ipv6Subnet`), as plugins/auth.ts counts it. Refusals are 429 JSON errors
+ * with `Retry-After`. Failed authentications have limits of their own (plugins/auth.ts).
  */
 export const autoConfig = (fastify: FastifyInstance): RateLimitPluginOptions => {
   const { RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS } = fastify.config
@@ -23,8 +24,12 @@ export const autoConfig = (fastify: FastifyInstance): RateLimitPluginOptions => 
   }
 }
 
-/** @fastify/rate-limit, and the 429 of the global limit documented on every route when it is on. */
+/** @fastify/rate-limit, and the 429 of the global limit documented on every route it limits when it is on. */
 export default fp<RateLimitPluginOptions>(async function rateLimits (fastify, opts) {
-  if (opts.global === true) fastify.addHook('onRoute', (route) => { addResponses(route.schema, { 429: TooManyResponse }) })
+  if (opts.global === true) {
+    fastify.addHook('onRoute', (route) => {
+      if (route.config?.rateLimit !== false) addResponses(route.schema, { 429: TooManyResponse })
+    })
+  }
   await fastify.register(rateLimit, opts)
 }, { name: 'rate-limits', dependencies: ['config'] })

@@ -9,8 +9,9 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: { 200: HealthSchema }
     },
-    // Liveness holds under load too: an overloaded replica is alive, and must not be restarted for it.
-    config: { pressureHandler: () => {} }
+    // Liveness holds under load too: an overloaded replica is alive, and must not be restarted for
+    // it. Nor is it rate-limited: a probe refused with 429 would have the replica restarted.
+    config: { pressureHandler: () => {}, rateLimit: false }
   }, async () => ({ status: 'ok' as const }))
 }
 

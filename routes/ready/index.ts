@@ -20,8 +20,9 @@ const ready: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: { 200: ReadySchema, ...errorResponses(406, 503) }
     },
-    // Overload does not refuse this route: it answers for itself, below.
-    config: { pressureHandler: () => {} }
+    // Overload does not refuse this route: it answers for itself, below. The rate limit does not
+    // either: a probe refused with 429 would take a ready replica out of service.
+    config: { pressureHandler: () => {}, rateLimit: false }
   }, async () => {
     if (fastify.closing) throw exposed(new NotReady('the service is shutting down'))
     if (fastify.isUnderPressure()) throw exposed(new NotReady('the service is overloaded'), { 'retry-after': String(RETRY_AFTER_SECONDS) })

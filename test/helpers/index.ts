@@ -32,7 +32,7 @@ export async function testDatabase (): Promise<string> {
  * run once with each (routes/collections.postgres.test.ts), as both stores make the same promises.
  */
 async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
-  if (process.env.TEST_STORE !== 'postgres' || env.DATABASE_URL !== undefined) return env
+  if (process.env.TEST_STORE !== 'postgres' || env.DATABASE_URL !== undefined || env.STORE === 'memory') return env
   return { ...env, DATABASE_URL: await testDatabase() }
 }
 

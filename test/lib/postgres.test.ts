@@ -44,10 +44,11 @@ t.test('the PostgreSQL repository', async (t) => {
     await migrate(client, logger)
     t.same(logged, [
       { version: 1, name: 'collections', msg: 'database migration applied' },
-      { version: 2, name: 'sample-users', msg: 'database migration applied' }
+      { version: 2, name: 'sample-users', msg: 'database migration applied' },
+      { version: 3, name: 'auth-failures', msg: 'database migration applied' }
     ])
     await migrate(client, logger)
-    t.equal(logged.length, 2, 'nothing more the second time')
+    t.equal(logged.length, 3, 'nothing more the second time')
     const { rows } = await client.query('SELECT id, item FROM users ORDER BY id')
     t.same(rows, [{ id: '1', item: SAMPLE_USERS[0] }, { id: '2', item: SAMPLE_USERS[1] }], 'the sample users once, as 1 and 2')
   })
@@ -59,7 +60,7 @@ t.test('the PostgreSQL repository', async (t) => {
     t.teardown(() => Promise.all(clients.map((client) => client.end())))
     await Promise.all(clients.map((client) => migrate(client, log)))
     const [client] = clients
-    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2'])
+    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3'])
     t.same((await client!.query('SELECT item FROM users ORDER BY id')).rows.map((row) => row.item), SAMPLE_USERS, 'two users, not twelve')
   })
 

@@ -22,7 +22,7 @@ const SEED = Number(process.env.FC_SEED ?? 1797)
 t.test('generated requests: every answer is documented, and none is a 5xx', async (t) => {
   // No limit on failed authentications: the generated credentials fail often, and past the limit
   // every protected request would be a 429 (tested in test/plugins/rate-limit.test.ts).
-  const env = { API_TOKENS: credentials.bearer, BODY_LIMIT: String(BODY_LIMIT), AUTH_FAILURE_LIMIT: '0' }
+  const env = { API_TOKENS: credentials.bearer, BODY_LIMIT: String(BODY_LIMIT), AUTH_FAILURE_LIMIT: '0', AUTH_FAILURE_ADDRESS_LIMIT: '0' }
   const server = await build(t, env)
   const document = JSON.parse((await server.inject({ url: '/openapi.json' })).body) as Document
   const { check } = await documentConformance(server)

@@ -1,14 +1,16 @@
 import * as crypto from 'node:crypto'
 import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import rateLimit from '../../plugins/external/rate-limit.js'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
+import collections from '../../plugins/collections/index.js'
 import config from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
-import auth from '../../plugins/auth.js'
-import { assertError, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
+import auth, { type AuthOptions } from '../../plugins/auth.js'
+import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
+import { tcpProxy, testPostgres } from '../helpers/postgres.js'
+import { memoryFailureStore, type FailureStore } from '../../lib/auth-failures.js'
 import { loadConfig } from '../../lib/config.js'
-import { bearerToken, credentialsVerifier, secretMatcher } from '../../lib/secrets.js'
+import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher } from '../../lib/secrets.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')
@@ -36,6 +38,19 @@ function routes (server: FastifyInstance) {
 function assertChallenge (t: Test, res: Awaited<ReturnType<FastifyInstance['inject']>>, challenge = 'Basic realm="my-realm"') {
   assertError(t, res, 401, /authorization/i)
   t.equal(res.headers['www-authenticate'], challenge, 'challenge')
+}
+
+/** The auth plugin with only what it needs (the settings of `env`, the errors, the store), and the routes above. */
+async function authServer (t: Test, env: Record<string, string> = {}, options: AuthOptions = {}, logger: FastifyServerOptions['logger'] = false) {
+  const server = Fastify({ ...defaultServerOptions, logger })
+  await server.register(config, { config: loadConfig(env) })
+  await server.register(errors)
+  await server.register(collections)
+  await server.register(auth, options)
+  routes(server)
+  await server.ready()
+  t.teardown(() => server.close())
+  return server
 }
 t.test('valid Basic credentials: the handler gets the authenticated user', async (t) => {
   const app = await buildPlugins(t, routes)
@@ -155,14 +170,7 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
   t.same(first.compared, everything, 'a match does not stop the loop early')
 
   // Over HTTP the two look the same too.
-  const server = Fastify({ ...defaultServerOptions, logger: false })
-  await server.register(config, { config: loadConfig({ BASIC_AUTH_USERS: 'ada:lovelace,servant:server,bob:builder' }) })
-  await server.register(errors)
-  await server.register(rateLimit, { global: false })
-  await server.register(auth)
-  routes(server)
-  await server.ready()
-  t.teardown(() => server.close())
+  const server = await authServer(t, { BASIC_AUTH_USERS: 'ada:lovelace,servant:server,bob:builder' })
   const answer = async (credentials: string) => {
     const res = await server.inject({ url: '/whoami', headers: { authorization: basic(credentials) } })
     return { status: res.statusCode, body: res.body, header: res.headers['www-authenticate'] }
@@ -172,17 +180,9 @@ t.test('a wrong password takes the same path as an unknown user', async (t) => {
 
 t.test('production without BASIC_AUTH_USERS: a start-up warning, then every credential refused', async (t) => {
   const { entries, logger } = logSink()
-  const server = Fastify({ ...defaultServerOptions, logger })
-  await server.register(config, { config: loadConfig({ NODE_ENV: 'production', STORE: 'memory' }) })
-  await server.register(errors)
-  await server.register(rateLimit, { global: false })
-  await server.register((await import('../../plugins/auth.js')).default)
-  routes(server)
-  await server.ready()
-  t.teardown(() => server.close())
+  const server = await authServer(t, { NODE_ENV: 'production', STORE: 'memory', API_TOKENS: 'tok' }, {}, logger)
 
-  const warning = entries.find((entry) => entry.level === 40)
-  t.match(warning, { msg: /BASIC_AUTH_USERS is not set/ }, 'a warning at start-up')
+  t.match(entries.filter((entry) => entry.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'a warning at start-up')
   for (const credentials of ['servant:server', 'admin:admin', ':', 'a:']) {
     assertChallenge(t, await server.inject({ url: '/whoami', headers: { authorization: basic(credentials) } }))
   }
@@ -191,13 +191,8 @@ t.test('production without BASIC_AUTH_USERS: a start-up warning, then every cred
 
 t.test('outside production, no warning', async (t) => {
   const { entries, logger } = logSink()
-  const server = Fastify({ ...defaultServerOptions, logger })
-  await server.register(config, { config: loadConfig({}) })
-  await server.register(rateLimit, { global: false })
-  await server.register((await import('../../plugins/auth.js')).default)
-  await server.ready()
-  t.teardown(() => server.close())
-  t.same(entries.filter((entry) => Number(entry.level) >= 40), [])
+  await authServer(t, {}, {}, logger)
+  t.same(entries.filter((entry) => Number(entry.level) >= 40), [], 'neither for BASIC_AUTH_USERS nor for API_TOKENS')
 })
 
 t.test('credentials never reach the logs', async (t) => {
@@ -263,4 +258,124 @@ t.test('bearerToken', async (t) => {
   t.equal(bearerToken('Bearer'), undefined)
   t.equal(bearerToken('Basic abc'), undefined)
   t.equal(bearerToken('Bearer a=b'), undefined)
+})
+
+t.test('bearerRequired: with API_TOKENS, and always in production', async (t) => {
+  t.equal(bearerRequired({ NODE_ENV: 'development' }), false)
+  t.equal(bearerRequired({ NODE_ENV: 'test' }), false)
+  t.equal(bearerRequired({ NODE_ENV: 'development', API_TOKENS: 'a' }), true)
+  t.equal(bearerRequired({ NODE_ENV: 'production' }), true)
+  t.equal(bearerRequired({ NODE_ENV: 'production', API_TOKENS: 'a' }), true)
+})
+
+t.test('production without API_TOKENS: a start-up warning, then every Bearer write refused with the challenge', async (t) => {
+  const { entries, logger } = logSink()
+  const server = await authServer(t, { NODE_ENV: 'production', STORE: 'memory', BASIC_AUTH_USERS: 'ops:s3cret' }, {}, logger)
+  t.match(entries.filter((entry) => entry.level === 40), [{ msg: /API_TOKENS is not set/ }], 'one warning, for API_TOKENS')
+  for (const authorization of [undefined, 'Bearer anything', 'Bearer ', 'garbage', SERVANT]) {
+    const res = await server.inject({ method: 'POST', url: '/tokened', payload: { x: 1 }, headers: authorization === undefined ? {} : { authorization } })
+    t.test(String(authorization), async (t) => assertChallenge(t, res, 'Bearer realm="my-realm"'))
+  }
+  t.same(json(await server.inject({ url: '/open' })), { user: null }, 'routes without config.auth stay open')
+})
+
+t.test('requests without credentials are answered without the failure store', async (t) => {
+  const calls: string[] = []
+  const inner = memoryFailureStore()
+  const spy: FailureStore = {
+    read: (keys, now) => { calls.push('read'); return inner.read(keys, now) },
+    record: (keys, now, windowMs) => { calls.push('record'); return inner.record(keys, now, windowMs) }
+  }
+  const server = await authServer(t, { API_TOKENS: 'tok' }, { failureStore: spy })
+  for (let i = 0; i < 20; i++) {
+    assertChallenge(t, await server.inject({ url: '/whoami' }))
+    assertChallenge(t, await server.inject({ method: 'POST', url: '/tokened', payload: { x: 1 } }), 'Bearer realm="my-realm"')
+  }
+  t.same(calls, [])
+  assertChallenge(t, await server.inject({ url: '/whoami', headers: { authorization: basic('servant:wrong') } }))
+  t.same(calls, ['read', 'record'], 'credentials are: read before the check, a refusal counted after it')
+  t.equal((await server.inject({ url: '/whoami', headers: { authorization: SERVANT } })).statusCode, 200)
+  t.same(calls, ['read', 'record', 'read'], 'a success is not counted')
+})
+
+t.test('unreadable credentials are counted, together, apart from every user name', async (t) => {
+  const server = await authServer(t, { AUTH_FAILURE_LIMIT: '2', API_TOKENS: 'tok' })
+  const whoami = (authorization: string) => server.inject({ url: '/whoami', headers: { authorization } })
+  const tokened = (authorization: string) => server.inject({ method: 'POST', url: '/tokened', payload: { x: 1 }, headers: { authorization } })
+  assertChallenge(t, await whoami('Basic !!!'))
+  assertChallenge(t, await tokened('Bearer'), 'Bearer realm="my-realm"')
+  for (const res of [await whoami(''), await tokened('tok')]) {
+    assertError(t, res, 429, /for these credentials from this address; retry in \d+ seconds/)
+    t.ok(Number(res.headers['retry-after']) >= 1, 'Retry-After')
+  }
+  t.equal((await whoami(SERVANT)).statusCode, 200, 'readable credentials are not refused')
+  t.equal((await tokened('Bearer tok')).statusCode, 200)
+})
+
+t.test('while the failure counts cannot be read, a waiting attempt gets 503 with Retry-After, not a hang', async (t) => {
+  // A store whose first read hangs until the test releases it: an attempt of the same user behind it
+  // waits DATABASE_STATEMENT_TIMEOUT (100 ms), then is answered.
+  let release!: () => void
+  const hung = new Promise<void>((resolve) => { release = resolve })
+  let entered!: () => void
+  const hanging = new Promise<void>((resolve) => { entered = resolve })
+  const inner = memoryFailureStore()
+  let reads = 0
+  const store: FailureStore = {
+    read: async (keys, now) => {
+      if (reads++ === 0) {
+        entered()
+        await hung
+      }
+      return inner.read(keys, now)
+    },
+    record: (keys, now, windowMs) => inner.record(keys, now, windowMs)
+  }
+  const server = await authServer(t, { DATABASE_STATEMENT_TIMEOUT: '100' }, { failureStore: store })
+  const first = server.inject({ url: '/whoami', headers: { authorization: basic('servant:wrong') } })
+  // Concurrent injections may start in any order: the second is sent once the first is held.
+  await hanging
+  const waiting = await server.inject({ url: '/whoami', headers: { authorization: SERVANT } })
+  assertError(t, waiting, 503, 'The database is unavailable: retry later')
+  t.equal(waiting.headers['retry-after'], '5')
+  t.equal(json(waiting).code, 'FST_ERR_STORE_UNAVAILABLE')
+  release()
+  assertChallenge(t, await first)
+  t.equal((await server.inject({ url: '/whoami', headers: { authorization: SERVANT } })).statusCode, 200, 'then it goes on')
+})
+
+t.test('with a database, the failure counts are in it', async (t) => {
+  const server = await testPostgres()
+  const USERS = { BASIC_AUTH_USERS: 'servant:server,ada:lovelace', AUTH_FAILURE_LIMIT: '4' }
+  const login = (app: FastifyInstance, credentials: string) => app.inject({ url: '/users/list-all', headers: { authorization: basic(credentials) } })
+
+  t.test('every replica counts with the others: a guesser cannot spread its guesses over them', async (t) => {
+    const url = await server.createDatabase()
+    const [a, b] = [await build(t, { DATABASE_URL: url, ...USERS }), await build(t, { DATABASE_URL: url, ...USERS })]
+    for (const app of [a, b, a, b]) t.equal((await login(app, 'servant:guess')).statusCode, 401)
+    for (const app of [a, b]) {
+      assertError(t, await login(app, 'servant:server'), 429, /retry in \d+ seconds/)
+      t.equal((await login(app, 'ada:lovelace')).statusCode, 200, 'another user from the same address')
+    }
+    const restarted = await build(t, { DATABASE_URL: url, ...USERS })
+    t.equal((await login(restarted, 'servant:server')).statusCode, 429, 'nor wait for a restart')
+  })
+
+  t.test('the database stopped: credentials get 503 with Retry-After within the timeout; no credentials, the challenge', async (t) => {
+    const url = await server.createDatabase()
+    const proxy = await tcpProxy(t, server.port)
+    const app = await build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STATEMENT_TIMEOUT: '1000', ...USERS })
+    t.equal((await login(app, 'servant:guess')).statusCode, 401)
+    await proxy.stopped()
+    const started = Date.now()
+    for (const credentials of ['servant:guess', 'servant:server', 'ada:lovelace']) {
+      const res = await login(app, credentials)
+      assertError(t, res, 503, 'The database is unavailable: retry later')
+      t.equal(res.headers['retry-after'], '5', `${credentials}: Retry-After`)
+    }
+    t.ok(Date.now() - started < 10_000, 'no hang')
+    assertError(t, await app.inject({ url: '/users/list-all' }), 401)
+    t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'routes without credentials work')
+    proxy.restore()
+  })
 })

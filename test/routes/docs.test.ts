@@ -207,6 +207,9 @@ t.test('what the page says matches this server\'s settings: realm, bearer tokens
   const write = sub(section(withTokens, '## POST /products'), 'Response:')
   t.match(write, /- Status code 401 \(Unauthorized\): Missing, malformed or wrong credentials \(Bearer\)/, 'with API_TOKENS, they do')
   t.match(write, '`Bearer realm="my-realm"`')
+
+  const production = (await (await build(t, { NODE_ENV: 'production', STORE: 'memory' })).inject({ url: '/docs' })).body
+  t.match(sub(section(production, '## POST /products'), 'Response:'), /- Status code 401 \(Unauthorized\)/, 'in production, where writes need a token even without API_TOKENS, they do too')
 })
 
 t.test('examples carry titles in servant-docs\' manner; GET /b shows its optional body', async (t) => {

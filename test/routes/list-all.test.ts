@@ -3,6 +3,12 @@ import type { LightMyRequestResponse } from 'fastify'
 import { SAMPLE_USERS } from '../../schemas/user.js'
 import { assertError, build, json, logSink } from '../helpers/index.js'
 
+/**
+ * Production, on the store the suite runs on: production refuses to keep data in memory unless
+ * STORE=memory says so, and the PostgreSQL pass (collections.postgres.test.ts) gives a database.
+ */
+const PRODUCTION = { NODE_ENV: 'production', ...(process.env.TEST_STORE === 'postgres' ? {} : { STORE: 'memory' }) }
+
 const PROTECTED = ['/users/list-all', '/list-all/users', '/users/list-all/now']
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 const SERVANT = basic('servant:server')
@@ -87,7 +93,7 @@ t.test('the public GET /users needs no credentials', async (t) => {
 
 t.test('production without BASIC_AUTH_USERS: every credential refused, a warning at start-up', async (t) => {
   const logs = logSink()
-  const server = await build(t, { NODE_ENV: 'production', STORE: 'memory', AUTH_FAILURE_LIMIT: '0' }, { logger: logs.logger })
+  const server = await build(t, { ...PRODUCTION, API_TOKENS: 'tok', AUTH_FAILURE_LIMIT: '0' }, { logger: logs.logger })
 
   t.match(logs.entries.filter((line) => line.level === 40), [{ msg: /BASIC_AUTH_USERS is not set/ }], 'one warning')
   for (const url of PROTECTED) {
@@ -99,10 +105,19 @@ t.test('production without BASIC_AUTH_USERS: every credential refused, a warning
   t.equal((await server.inject({ url: '/users' })).statusCode, 200, 'public routes still answer')
 })
 
-t.test('production with BASIC_AUTH_USERS: those users, no warning', async (t) => {
+t.test('production with BASIC_AUTH_USERS (and API_TOKENS): those users, no warning', async (t) => {
   const logs = logSink('warn')
-  const server = await build(t, { NODE_ENV: 'production', STORE: 'memory', BASIC_AUTH_USERS: 'ops:s3cret' }, { logger: logs.logger })
+  const server = await build(t, { ...PRODUCTION, BASIC_AUTH_USERS: 'ops:s3cret', API_TOKENS: 'tok' }, { logger: logs.logger })
   t.same(logs.entries, [])
   t.equal((await server.inject({ url: '/list-all/users', headers: { authorization: basic('ops:s3cret') } })).statusCode, 200)
   assertChallenge(t, await server.inject({ url: '/list-all/users', headers: { authorization: SERVANT } }))
+})
+
+t.test('a guesser behind the same address locks out the user name it guesses, not the others', async (t) => {
+  const server = await build(t, { BASIC_AUTH_USERS: 'servant:server,ada:lovelace' })
+  for (let i = 0; i < 10; i++) assertChallenge(t, await server.inject({ url: '/users/list-all', headers: { authorization: basic(`ada:guess-${i}`) } }))
+  for (const url of PROTECTED) {
+    t.equal((await server.inject({ url, headers: { authorization: SERVANT } })).body, SAMPLE_JSON, `${url}: servant:server`)
+    assertError(t, await server.inject({ url, headers: { authorization: basic('ada:lovelace') } }), 429, /retry in \d+ seconds/)
+  }
 })

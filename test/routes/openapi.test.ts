@@ -183,9 +183,9 @@ t.test('operation names a client author would choose, a tag per endpoint group, 
   t.notMatch(JSON.stringify(document), /: \/"|<prefix>/, 'no description lost a placeholder')
 })
 
-t.test('security: [] on public operations, basic where required, bearer only when the server requires tokens', async (t) => {
-  for (const tokens of [false, true]) {
-    const { endpoints, document } = await walk(t, tokens ? { API_TOKENS: 'secret-token' } : {})
+t.test('security: [] on public operations, basic where required, bearer only when the server requires tokens (API_TOKENS, or production)', async (t) => {
+  for (const [tokens, env] of [[false, {}], [true, { API_TOKENS: 'secret-token' }], [true, { NODE_ENV: 'production', STORE: 'memory' }]] as const) {
+    const { endpoints, document } = await walk(t, env)
     t.same(Object.keys(document.components.securitySchemes), tokens ? ['basicAuth', 'bearerAuth'] : ['basicAuth'])
     const protectedRoutes = endpoints.filter(({ route }) => route.config?.auth !== undefined)
     t.ok(protectedRoutes.some(({ route }) => route.config?.auth === 'basic'), 'the walk found Basic-protected routes')
@@ -195,7 +195,7 @@ t.test('security: [] on public operations, basic where required, bearer only whe
       const expected = route.config?.auth === 'basic'
         ? [{ basicAuth: [] }]
         : route.config?.auth === 'bearer' && tokens ? [{ bearerAuth: [] }] : []
-      t.same(security, expected, `${method.toUpperCase()} ${path}, API_TOKENS ${tokens ? 'set' : 'unset'}`)
+      t.same(security, expected, `${method.toUpperCase()} ${path}, ${JSON.stringify(env)}`)
     }
   }
 })

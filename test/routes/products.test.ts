@@ -1,6 +1,12 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { assertError, build, json } from '../helpers/index.js'
+import { assertError, build, json, logSink } from '../helpers/index.js'
+
+/**
+ * Production, on the store the suite runs on: production refuses to keep data in memory unless
+ * STORE=memory says so, and the PostgreSQL pass (collections.postgres.test.ts) gives a database.
+ */
+const PRODUCTION = { NODE_ENV: 'production', ...(process.env.TEST_STORE === 'postgres' ? {} : { STORE: 'memory' }) }
 
 const TEA = { productId: 7, name: 'Green tea' }
 const PIE = { productId: 1797, name: 'Apple pie' }
@@ -328,4 +334,23 @@ t.test('the Bearer challenge names AUTH_REALM', async (t) => {
   const res = await post(app, TEA)
   assertError(t, res, 401)
   t.equal(res.headers['www-authenticate'], 'Bearer realm="shop"')
+})
+
+t.test('production without API_TOKENS: writes refused with the Bearer challenge, a warning at start-up; reads stay public', async (t) => {
+  const logs = logSink()
+  const app = await build(t, { ...PRODUCTION, BASIC_AUTH_USERS: 'ops:s3cret' }, { logger: logs.logger })
+  t.match(logs.entries.filter((line) => line.level === 40), [{ msg: /API_TOKENS is not set/ }], 'one warning')
+  for (const headers of [{}, { authorization: 'Bearer whatever' }, { authorization: 'garbage' }] as Headers[]) {
+    for (const res of [await post(app, TEA, headers), await put(app, 1, PIE, headers), await app.inject({ method: 'DELETE', url: '/products/1', headers })]) {
+      assertError(t, res, 401, /authorization/i)
+      t.equal(res.headers['www-authenticate'], 'Bearer realm="my-realm"')
+    }
+  }
+  t.equal((await app.inject({ url: '/products' })).body, '[]', 'nothing was written, and reads need no token')
+})
+
+t.test('outside production, no API_TOKENS and no warning about it', async (t) => {
+  const logs = logSink()
+  await build(t, {}, { logger: logs.logger })
+  t.same(logs.entries.filter((line) => /API_TOKENS/.test(String(line.msg))), [])
 })

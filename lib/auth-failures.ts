@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto'
+
+/** The failures counted for a key in its current window. */
+export interface FailureCount {
+  failures: number
+  /** When the window ends (ms since the epoch): the count is forgotten then, not before. */
+  resetAt: number
+}
+
+/**
+ * Where failed authentications are counted: this process's memory, or a database table that
+ * every replica shares. Fixed windows: a key's first failure opens a window of `windowMs`, and
+ * the count lives until that window ends, never evicted sooner (an eviction would give a guesser
+ * its budget back). Times come from the caller's clock.
+ */
+export interface FailureStore {
+  /** The counts of these keys whose window is still open at `now`; a key without one is absent. */
+  read (keys: readonly string[], now: number): Promise<Map<string, FailureCount>>
+  /** One more failure for each key; a key whose window has ended (or that has none) opens one. */
+  record (keys: readonly string[], now: number, windowMs: number): Promise<void>
+}
+
+/**
+ * The store of one process, without a database. No entry leaves before its window ends; what bounds
+ * the memory is the per-address ceiling (each address adds at most that many keys per window) and
+ * the grouping of IPv6 addresses by /64 (lib/client-address.ts). The Map is kept in the order windows
+ * opened, which, all windows being as long, is the order they end: each call drops the ended ones
+ * from its front, so no timer runs and no sweep walks live entries.
+ */
+export function memoryFailureStore (): FailureStore & { readonly size: number } {
+  const counts = new Map<string, FailureCount>()
+  const forgetEnded = (now: number) => {
+    for (const [key, count] of counts) {
+      if (count.resetAt > now) break
+      counts.delete(key)
+    }
+  }
+  return {
+    async read (keys, now) {
+      forgetEnded(now)
+      const found = new Map<string, FailureCount>()
+      for (const key of keys) {
+        const count = counts.get(key)
+        if (count !== undefined && count.resetAt > now) found.set(key, { ...count })
+      }
+      return found
+    },
+    async record (keys, now, windowMs) {
+      forgetEnded(now)
+      for (const key of keys) {
+        const count = counts.get(key)
+        if (count !== undefined && count.resetAt > now) {
+          count.failures++
+        } else {
+          // A new window goes to the back, where the windows that end last are.
+          counts.delete(key)
+          counts.set(key, { failures: 1, resetAt: now + windowMs })
+        }
+      }
+    },
+    get size () { return counts.size }
+  }
+}
+
+/** What became of an attempt to authenticate. */
+export type Attempt<T> =
+  | { outcome: 'accepted', value: T }
+  /** The credentials were checked and refused: counted. */
+  | { outcome: 'refused' }
+  /** Over a limit: refused before the credentials were looked at, and not counted. */
+  | { outcome: 'limited', scope: 'user' | 'address', retryAfter: number }
+  /** An earlier attempt of the same user from the same address did not finish in `waitMs`. */
+  | { outcome: 'busy' }
+
+export interface LimiterOptions {
+  store: FailureStore
+  /** Failures per (address, identity) per window; 0: no such limit. */
+  limit: number
+  /** Failures per address over every identity per window; 0: no such limit. */
+  addressLimit: number
+  windowMs: number
+  /** The clock, in ms since the epoch; by default `Date.now()`, read at each call. */
+  now?: () => number
+  /** How long an attempt waits for an earlier one of the same key before it gives up ('busy'). */
+  waitMs?: number
+}
+
+/** A key of fixed length whatever was sent: a 10 kB user name costs what a short one does. */
+const hashed = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22)
+
+/** Seconds from `now` until `resetAt`, at least 1: what Retry-After says. */
+const secondsUntil = (resetAt: number, now: number) => Math.max(1, Math.ceil((resetAt - now) / 1000))
+
+/**
+ * Limits failed authentications per (client address, identity) and per client address, where the
+ * identity is what the credentials claim to be (a Basic user name, a Bearer token) and the address
+ * is lib/client-address.ts's group. Over the first limit, that identity is refused from that
+ * address before its credentials are looked at, the right ones included: were the right password
+ * let through, the guess that found it would be answered like a success, and guessing would not be
+ * slowed at all. Other identities from the address are not affected, so one guesser behind a NAT
+ * does not lock out the other users behind it. Over the second limit (far above one user's
+ * mistakes), the address is refused whatever it claims: the ceiling for a guesser that tries many
+ * user names, and the bound on the keys one address adds to the store.
+ *
+ * Counts are read before the check and written after it, so concurrent attempts could all be
+ * checked against the same count. To hold the limits anyway, the attempts of one identity from one
+ * address are checked one at a time (in this process), and an attempt still being checked counts
+ * against the address's ceiling as if it would fail. Replicas on one store do not see each other's
+ * attempts in flight: in one burst, the limit per identity may be passed by one attempt per other
+ * replica, the ceiling by what the other replicas admit at once; never more than one window's
+ * worth per replica.
+ */
+export function failureLimiter ({ store, limit, addressLimit, windowMs, now = () => Date.now(), waitMs = Infinity }: LimiterOptions) {
+  const enabled = limit > 0 || addressLimit > 0
+  /** The end of the queue of each key that has attempts being checked. */
+  const queues = new Map<string, Promise<void>>()
+  /** How many attempts of each address are being checked. */
+  const inFlight = new Map<string, number>()
+
+  /** Resolves once the attempts of `key` queued before this one have ended (true), or after `waitMs` (false). */
+  function enqueue (key: string): { turn: Promise<boolean>, done: () => void } {
+    const previous = queues.get(key) ?? Promise.resolve()
+    let done!: () => void
+    const mine = new Promise<void>((resolve) => { done = resolve })
+    const tail = previous.then(() => mine)
+    queues.set(key, tail)
+    // Forgotten once every attempt queued so far has ended, one that gave up waiting included.
+    tail.then(() => { if (queues.get(key) === tail) queues.delete(key) })
+    if (waitMs === Infinity) return { turn: previous.then(() => true), done }
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(resolve, waitMs, false) })
+    const turn = Promise.race([previous.then(() => true), timedOut]).finally(() => clearTimeout(timer))
+    return { turn, done }
+  }
+
+  return {
+    /** Whether any limit is on (else `attempt` only runs the check). */
+    enabled,
+
+    /**
+     * Runs `check` (null: the credentials are refused) for credentials that claim `identity`, sent
+     * from `address`, within the limits; counts a refusal. The store's errors are thrown.
+     */
+    async attempt<T> (address: string, identity: string, check: () => T | null): Promise<Attempt<T>> {
+      if (!enabled) {
+        const value = check()
+        return value === null ? { outcome: 'refused' } : { outcome: 'accepted', value }
+      }
+      const addressKey = `address ${address}`
+      const identityKey = `identity ${address} ${hashed(identity)}`
+      const keys = [...(limit > 0 ? [identityKey] : []), ...(addressLimit > 0 ? [addressKey] : [])]
+
+      const { turn, done } = enqueue(identityKey)
+      try {
+        if (!await turn) return { outcome: 'busy' }
+        const othersInFlight = inFlight.get(address) ?? 0
+        inFlight.set(address, othersInFlight + 1)
+        try {
+          const counts = await store.read(keys, now())
+          const time = now()
+          const forIdentity = counts.get(identityKey)
+          if (limit > 0 && forIdentity !== undefined && forIdentity.failures >= limit) {
+            return { outcome: 'limited', scope: 'user', retryAfter: secondsUntil(forIdentity.resetAt, time) }
+          }
+          const forAddress = counts.get(addressKey)
+          if (addressLimit > 0 && (forAddress?.failures ?? 0) + othersInFlight >= addressLimit) {
+            // Over the ceiling only if the attempts in flight fail: they are decided in a moment.
+            const retryAfter = forAddress !== undefined && forAddress.failures >= addressLimit ? secondsUntil(forAddress.resetAt, time) : 1
+            return { outcome: 'limited', scope: 'address', retryAfter }
+          }
+          const value = check()
+          if (value !== null) return { outcome: 'accepted', value }
+          await store.record(keys, now(), windowMs)
+          return { outcome: 'refused' }
+        } finally {
+          const left = (inFlight.get(address) as number) - 1
+          if (left === 0) inFlight.delete(address)
+          else inFlight.set(address, left)
+        }
+      } finally {
+        done()
+      }
+    }
+  }
+}

@@ -21,7 +21,9 @@ export default fp(async function errors (fastify) {
     const statusCode = status >= 400 && status <= 599 ? status : 500
     if (statusCode >= 500) {
       // A 5xx written for the client (the database is down, overload) is the service's answer, not its fault.
-      request.log[error.expose === true ? 'warn' : 'error']({ err: error }, 'request failed')
+      // The line says which request failed by itself: at LOG_LEVEL=warn no other line does.
+      const route = request.routeOptions.url ?? null
+      request.log[error.expose === true ? 'warn' : 'error']({ err: error, method: request.method, route, statusCode }, 'request failed')
     } else {
       request.log.info({ statusCode, code: error.code, reason: error.message }, 'request refused')
     }

@@ -68,6 +68,7 @@ t.test('a server error hides its message from the client and logs it with the re
   t.notMatch(res.body, /secret/)
   const logged = logs.entries.find((entry) => entry.msg === 'request failed')
   t.match(logged, { level: 50, reqId: String, err: { message: 'secret database detail' } }, 'logged at error level with reqId')
+  t.match(logged, { method: 'GET', statusCode: 500, route: '/boom' }, 'with the method, the route\'s pattern and the status, which no other line at warn gives')
 
   t.same(json(await app.inject({ url: '/odd-status' })).statusCode, 500, 'a non-error status becomes 500')
   const custom = json(await app.inject({ url: '/custom' }))

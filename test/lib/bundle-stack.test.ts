@@ -1,10 +1,10 @@
 import fs from 'node:fs'
-import Module, { createRequire } from 'node:module'
+import Module, { SourceMap, createRequire } from 'node:module'
 import path from 'node:path'
 import vm from 'node:vm'
 import { build } from 'esbuild'
 import t from 'tap'
-import { mapBundleStacks } from '../../lib/bundle-stack.js'
+import { LineMap, mapBundleStacks } from '../../lib/bundle-stack.js'
 
 /** A bundle made as scripts/bundle.js makes the service's (minified, map beside), run as server.ts runs it. */
 async function runBundle (dir: string): Promise<{ bundle: string, exports: Record<string, () => unknown> }> {
@@ -58,4 +58,34 @@ t.test('without its map (or with a broken one) the stack stays as it is', async 
   const weird = Object.create(Error.prototype, { name: { get () { throw new Error('no name') } } }) as Error
   Error.captureStackTrace(weird)
   t.match(weird.stack, /^<error>\n/, 'an error that cannot say what it is')
+})
+
+t.test('LineMap: the origin of every position of a bundle as Node\'s SourceMap finds it, keeping only the mappings\' text', async (t) => {
+  const dir = t.testdir()
+  const { bundle } = await runBundle(dir)
+  const payload = JSON.parse(fs.readFileSync(`${bundle}.map`, 'utf8'))
+  const ours = new LineMap(payload)
+  const node = new SourceMap(payload)
+  const lines = fs.readFileSync(bundle, 'utf8').split('\n')
+  let mapped = 0
+  for (let line = 0; line < lines.length; line++) {
+    for (let column = 0; column <= lines[line]!.length; column++) {
+      const origin = ours.find(line, column)
+      if (origin === undefined) continue
+      const entry = node.findEntry(line, column)
+      t.ok('originalSource' in entry && entry.originalSource.endsWith(path.basename(origin.source)) &&
+        entry.originalLine === origin.line && entry.originalColumn === origin.column, `${line}:${column}`)
+      mapped++
+    }
+  }
+  t.ok(mapped > 50, `${mapped} positions compared`)
+  t.equal(ours.find(lines.length + 5, 0), undefined, 'a line the map does not have')
+
+  // "A" is column 0, "C" +1, "E" +2, "G" +3: line 0 has a segment of one field at column 0 (mapped
+  // to nothing), then one at column 2 to source 0, line 1, column 3.
+  const handmade = new LineMap({ sources: ['a.ts'], mappings: 'A,EACG;AACA' })
+  t.equal(handmade.find(0, 1), undefined, 'a segment of one field maps to nothing')
+  t.same(handmade.find(0, 9), { source: 'a.ts', line: 1, column: 3 })
+  t.same(handmade.find(1, 0), { source: 'a.ts', line: 2, column: 3 }, 'source, line and column carry over lines')
+  t.throws(() => new LineMap({ sources: [], mappings: 'A!' }), /not a base64 VLQ digit/)
 })

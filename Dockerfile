@@ -49,7 +49,8 @@ COPY --from=build /app/dist/bundle dist/bundle
 COPY package.json ./
 COPY static static
 COPY migrations migrations
-USER node
+# The node user and group by number: a kubelet verifies runAsNonRoot only for a numeric user.
+USER 1000:1000
 # The API, and GET /metrics on a port of its own (METRICS_PORT) for the scraper: publish only 3000.
 EXPOSE 3000 9091
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \

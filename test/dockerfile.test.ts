@@ -63,3 +63,11 @@ t.test('every stage is built on one base image, Node\'s major, pinned by digest'
   const arg = '$' + '{NODE_IMAGE}'
   t.same(froms, [arg, arg, arg], 'the three stages')
 })
+
+t.test('the runtime stage runs as the node user by number, which a kubelet can verify is not root', async (t) => {
+  const lines = dockerfile.split('\n')
+  const runtime = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')))
+  // The node images create their node user and group as 1000 (docker-node's Dockerfiles): a name
+  // would run as well, but runAsNonRoot refuses a user it cannot tell is not 0.
+  t.same(runtime.filter((line) => line.startsWith('USER ')), ['USER 1000:1000'], 'one USER, uid:gid')
+})

@@ -59,6 +59,12 @@ const EnvSchema = Type.Object({
   // Which store, said outright: `memory` is how production is allowed to run without DATABASE_URL.
   // Unset: postgres with DATABASE_URL, memory without it (outside production).
   STORE: Type.Optional(OneOf(STORES)),
+  // A role that may change the schema, for the migrations (`server.js migrate`, or at start): the
+  // service's own role (DATABASE_URL) then needs only to read and write rows. Unset: DATABASE_URL.
+  DATABASE_MIGRATION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  // Apply the migrations when the service starts (with DATABASE_URL). Off when a release step
+  // (`npm run migrate`, a Kubernetes Job) applies them before the new replicas start.
+  MIGRATE_ON_START: Type.Boolean({ default: true }),
   // Connections each replica keeps at most.
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   // Milliseconds a query (or taking a connection) may last before the request gets 503.
@@ -133,7 +139,7 @@ function combinationProblems (settings: Record<string, unknown>, refuse: (name: 
 }
 
 /** Settings whose values hold credentials: a message that refuses one does not repeat it. */
-const SECRETS = new Set(['BASIC_AUTH_USERS', 'API_TOKENS', 'DATABASE_URL'])
+const SECRETS = new Set(['BASIC_AUTH_USERS', 'API_TOKENS', 'DATABASE_URL', 'DATABASE_MIGRATION_URL'])
 
 /**
  * A variable's text as the type its schema declares, as Ajv's `coerceTypes` reads it: a number

@@ -16,11 +16,11 @@ export const operations: Readonly<Record<string, { security?: 'basic' | 'bearer'
   'GET /docs': { errors: [406, 503] },
   'GET /health': { errors: [406] },
   'GET /hello': { errors: [406, 503] },
-  'GET /list-all/users': { security: 'basic', errors: [401, 406, 429, 503] },
+  'GET /list-all/users': { security: 'basic', errors: [400, 401, 406, 429, 503] },
   'POST /marketing': { errors: [400, 406, 413, 415, 503] },
   'GET /persons': { errors: [406, 503] },
   'GET /position/{x}/{y}': { errors: [400, 406, 414, 503] },
-  'GET /products': { errors: [406, 503] },
+  'GET /products': { errors: [400, 406, 503] },
   'POST /products': { security: 'bearer', errors: [400, 401, 406, 413, 415, 429, 503] },
   'GET /products/{productid}': { errors: [400, 404, 406, 414, 503] },
   'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503] },
@@ -35,6 +35,6 @@ export const operations: Readonly<Record<string, { security?: 'basic' | 'bearer'
   'GET /users/{userid}': { errors: [400, 404, 406, 414, 503] },
   'PUT /users/{userid}': { errors: [400, 404, 406, 413, 414, 415, 503] },
   'DELETE /users/{userid}': { errors: [400, 404, 406, 414, 503] },
-  'GET /users/list-all': { security: 'basic', errors: [401, 406, 429, 503] },
-  'GET /users/list-all/now': { security: 'basic', errors: [401, 406, 429, 503] }
+  'GET /users/list-all': { security: 'basic', errors: [400, 401, 406, 429, 503] },
+  'GET /users/list-all/now': { security: 'basic', errors: [400, 401, 406, 429, 503] }
 }

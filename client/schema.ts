@@ -223,7 +223,7 @@ export interface paths {
         };
         /**
          * Every user, for an authenticated user
-         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).
+         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS); a `Range` header asks for a page by id, as on GET /users.
          */
         get: operations["getListAllUsers"];
         put?: never;
@@ -301,7 +301,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every product, in id order */
+        /**
+         * Every product, in id order; or a page of them by id
+         * @description With a `Range` header (`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`, as on /colors), a page of the products by id: 206 with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, unless it is the last page, `Next-Range`. A malformed Range is a 400.
+         */
         get: operations["getProducts"];
         put?: never;
         /**
@@ -429,8 +432,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every user, in id order or sorted
-         * @description JSON by default; text/plain (one line per user), application/x-www-form-urlencoded (repeated keys) or application/octet-stream (the JSON bytes) by Accept.
+         * Every user, in id order or sorted; or a page of them by id
+         * @description JSON by default; text/plain (one line per user), application/x-www-form-urlencoded (repeated keys) or application/octet-stream (the JSON bytes) by Accept. With a `Range` header (`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`, as on /colors), a page of the users by id: 206 with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, unless it is the last page, `Next-Range`. A Range with sortby, or a malformed one, is a 400.
          */
         get: operations["getUsers"];
         put?: never;
@@ -479,7 +482,7 @@ export interface paths {
         };
         /**
          * Every user, for an authenticated user
-         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).
+         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS); a `Range` header asks for a page by id, as on GET /users.
          */
         get: operations["getUsersListAll"];
         put?: never;
@@ -499,7 +502,7 @@ export interface paths {
         };
         /**
          * Every user, for an authenticated user (chained static segments)
-         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).
+         * @description Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS); a `Range` header asks for a page by id, as on GET /users.
          */
         get: operations["getUsersListAllNow"];
         put?: never;
@@ -1439,7 +1442,10 @@ export interface operations {
     getListAllUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                Range?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1468,6 +1474,55 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description A page of the users, by id */
+            206: {
+                headers: {
+                    /** @description The field a range may be defined on: id. */
+                    "Accept-Ranges": string;
+                    /** @description `id <first>..<last>`: the ids of the first and last user returned. Absent on an empty page. */
+                    "Content-Range"?: string;
+                    /** @description The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit). */
+                    "Next-Range"?: string;
+                    /** @description How many users the collection has. */
+                    "Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Isaac Newton",
+                     *         "age": 372,
+                     *         "email": "isaac@newton.co.uk",
+                     *         "registration_date": "1683-03-01"
+                     *       },
+                     *       {
+                     *         "name": "Albert Einstein",
+                     *         "age": 136,
+                     *         "email": "ae@mc2.org",
+                     *         "registration_date": "1905-12-01"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed or wrong credentials (Basic) */
@@ -1864,7 +1919,10 @@ export interface operations {
     getProducts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the products by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every product, 200. */
+                Range?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1885,6 +1943,47 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["Product"][];
+                };
+            };
+            /** @description A page of the products, by id */
+            206: {
+                headers: {
+                    /** @description The field a range may be defined on: id. */
+                    "Accept-Ranges": string;
+                    /** @description `id <first>..<last>`: the ids of the first and last product returned. Absent on an empty page. */
+                    "Content-Range"?: string;
+                    /** @description The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit). */
+                    "Next-Range"?: string;
+                    /** @description How many products the collection has. */
+                    "Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "productId": 1797,
+                     *         "name": "Apple pie"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Product"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not Acceptable */
@@ -3073,6 +3172,8 @@ export interface operations {
             header?: {
                 /** @description Read, with no effect on the body */
                 "User-Agent"?: string;
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                Range?: string;
             };
             path?: never;
             cookie?: never;
@@ -3084,6 +3185,72 @@ export interface operations {
                 headers: {
                     /** @description The number of users in the body */
                     "User-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Isaac Newton",
+                     *         "age": 372,
+                     *         "email": "isaac@newton.co.uk",
+                     *         "registration_date": "1683-03-01"
+                     *       },
+                     *       {
+                     *         "name": "Albert Einstein",
+                     *         "age": 136,
+                     *         "email": "ae@mc2.org",
+                     *         "registration_date": "1905-12-01"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                    /**
+                     * @example Isaac Newton, 372, isaac@newton.co.uk, 1683-03-01
+                     *     Albert Einstein, 136, ae@mc2.org, 1905-12-01
+                     */
+                    "text/plain": string;
+                    /**
+                     * @example {
+                     *       "name": [
+                     *         "Isaac Newton",
+                     *         "Albert Einstein"
+                     *       ],
+                     *       "age": [
+                     *         "372",
+                     *         "136"
+                     *       ],
+                     *       "email": [
+                     *         "isaac@newton.co.uk",
+                     *         "ae@mc2.org"
+                     *       ],
+                     *       "registration_date": [
+                     *         "1683-03-01",
+                     *         "1905-12-01"
+                     *       ]
+                     *     }
+                     */
+                    "application/x-www-form-urlencoded": {
+                        name?: string[];
+                        age?: string[];
+                        email?: string[];
+                        registration_date?: string[];
+                    };
+                    /** @example [{"name":"Isaac Newton","age":372,"email":"isaac@newton.co.uk","registration_date":"1683-03-01"},{"name":"Albert Einstein","age":136,"email":"ae@mc2.org","registration_date":"1905-12-01"}] */
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description A page of the users, by id */
+            206: {
+                headers: {
+                    /** @description The field a range may be defined on: id. */
+                    "Accept-Ranges": string;
+                    /** @description `id <first>..<last>`: the ids of the first and last user returned. Absent on an empty page. */
+                    "Content-Range"?: string;
+                    /** @description The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit). */
+                    "Next-Range"?: string;
+                    /** @description How many users the collection has. */
+                    "Total-Count": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,7 +3893,10 @@ export interface operations {
     getUsersListAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                Range?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3755,6 +3925,55 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description A page of the users, by id */
+            206: {
+                headers: {
+                    /** @description The field a range may be defined on: id. */
+                    "Accept-Ranges": string;
+                    /** @description `id <first>..<last>`: the ids of the first and last user returned. Absent on an empty page. */
+                    "Content-Range"?: string;
+                    /** @description The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit). */
+                    "Next-Range"?: string;
+                    /** @description How many users the collection has. */
+                    "Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Isaac Newton",
+                     *         "age": 372,
+                     *         "email": "isaac@newton.co.uk",
+                     *         "registration_date": "1683-03-01"
+                     *       },
+                     *       {
+                     *         "name": "Albert Einstein",
+                     *         "age": 136,
+                     *         "email": "ae@mc2.org",
+                     *         "registration_date": "1905-12-01"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed or wrong credentials (Basic) */
@@ -3835,7 +4054,10 @@ export interface operations {
     getUsersListAllNow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                Range?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3864,6 +4086,55 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description A page of the users, by id */
+            206: {
+                headers: {
+                    /** @description The field a range may be defined on: id. */
+                    "Accept-Ranges": string;
+                    /** @description `id <first>..<last>`: the ids of the first and last user returned. Absent on an empty page. */
+                    "Content-Range"?: string;
+                    /** @description The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit). */
+                    "Next-Range"?: string;
+                    /** @description How many users the collection has. */
+                    "Total-Count": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Isaac Newton",
+                     *         "age": 372,
+                     *         "email": "isaac@newton.co.uk",
+                     *         "registration_date": "1683-03-01"
+                     *       },
+                     *       {
+                     *         "name": "Albert Einstein",
+                     *         "age": 136,
+                     *         "email": "ae@mc2.org",
+                     *         "registration_date": "1905-12-01"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed or wrong credentials (Basic) */

@@ -3,6 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { collectionSchemas } from '../schemas/collection.js'
 import { UnavailableResponse, errorResponses } from '../schemas/common.js'
+import { answerList } from './collection-list.js'
 import type { Repository } from './repository.js'
 
 export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
@@ -62,18 +63,22 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
   const prefix = fastify.prefix
   // Location is where the client finds the item: under the proxy's path prefix, when there is one.
   const itemsUrl = `${fastify.config.BASE_PATH}${prefix}`
-  const { Params, Items, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference } = collectionSchemas(item, name, id, prefix)
+  const { Params, Items, ListHeaders, Page, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference } = collectionSchemas(item, name, id, prefix)
   // The auth plugin adds the 401 of these routes when it enforces the credentials.
   const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
 
   if (routes.includes('list')) {
     fastify.get('/', {
       schema: {
-        summary: `Every ${name}, in id order`,
+        summary: `Every ${name}, in id order; or a page of them by id`,
+        description: `With a \`Range\` header (\`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]\`, as on /colors), a page of the ${name}s by id: ` +
+          '206 with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, unless it is the last page, `Next-Range`. ' +
+          'A malformed Range is a 400.',
         produces: ['application/json'],
-        response: { 200: Items, ...errorResponses(406), 503: UnavailableResponse }
+        headers: ListHeaders,
+        response: { 200: Items, 206: Page, ...errorResponses(400, 406), 503: UnavailableResponse }
       }
-    }, async () => repository.list())
+    }, async (request, reply) => answerList(request, reply, { repository }))
   }
 
   if (routes.includes('add')) {

@@ -1,22 +1,26 @@
 import type { FastifyInstance } from 'fastify'
 import { UnavailableResponse, errorResponses } from '../schemas/common.js'
-import { UsersSchema } from '../schemas/user.js'
+import { ListAllRequestHeadersSchema, UsersPageSchema, UsersSchema } from '../schemas/user.js'
+import { answerList } from './collection-list.js'
 
 /**
  * Registers a route of /users/list-all, /users/list-all/now or /list-all/users: the user store's
- * users as JSON (like GET /users without parameters), behind Basic Authentication.
+ * users as JSON (like GET /users without parameters), or a page of them by a Range header, behind
+ * Basic Authentication.
  */
 export function listAllRoute (fastify: FastifyInstance, url: string, summary: string): void {
   fastify.get(url, {
     schema: {
       summary,
-      description: 'Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS).',
+      description: 'Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS); ' +
+        'a `Range` header asks for a page by id, as on GET /users.',
       produces: ['application/json'],
-      response: { 200: UsersSchema, ...errorResponses(406), 503: UnavailableResponse }
+      headers: ListAllRequestHeadersSchema,
+      response: { 200: UsersSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 503: UnavailableResponse }
     },
     config: { auth: 'basic' }
-  }, async function listAll (request) {
+  }, async function listAll (request, reply) {
     request.log.debug({ user: request.authUser?.name }, 'listing users for an authenticated user')
-    return this.store.users.list()
+    return answerList(request, reply, { repository: this.store.users })
   })
 }

@@ -1,5 +1,56 @@
 import type { Product } from '../schemas/product.js'
 import { SAMPLE_USERS, type User } from '../schemas/user.js'
+import type { RangeOrder } from './range/grammar.js'
+import { keyedPage, keyedSlice, type KeyedPage } from './range/keyed.js'
+import { sortInSlices } from './sort-in-slices.js'
+
+/** A page by id (docs/contract.md, Pagination by Range): from `start` (inclusive), skip `offset`, take `limit`. */
+export interface IdPage {
+  start?: number
+  offset: number
+  limit: number
+  order: RangeOrder
+}
+
+/** Which items a listing reads: every item, in id order or by a sort key of the repository; or a page by id. */
+export interface ListQuery {
+  /** One of the repository's sort keys (ascending, ties in id order); absent: id order. Not with `page`. */
+  sortBy?: string
+  page?: IdPage
+}
+
+/**
+ * An item of a listing as the store keeps it: the JSON text the API answers for it, written by its
+ * schema's serializer, which a list sends as it is (lib/postgres.ts).
+ */
+export class StoredJson {
+  constructor (readonly text: string) {}
+}
+
+/** An item of a listing: the item, or its stored JSON. */
+export type Listed<T> = T | StoredJson
+
+/** The item itself. */
+export function itemOf<T> (entry: Listed<T>): T {
+  return entry instanceof StoredJson ? JSON.parse(entry.text) as T : entry
+}
+
+/**
+ * The items of a list request, read from one snapshot of the collection (concurrent writes change
+ * nothing in it), in pieces: a consumer holds one piece at a time, however large the collection.
+ * What is known before the first item is read: the collection's size and, for a page, where it lies.
+ */
+export interface Listing<T> extends KeyedPage, AsyncIterable<ReadonlyArray<Listed<T>>> {
+  /** How many items the collection holds in this snapshot: a whole list has them all. */
+  readonly total: number
+  /**
+   * Every item of a short listing (SHORT_LIST at most), which it holds already: written at once,
+   * without iterating. Such a listing holds nothing to release.
+   */
+  readonly items?: ReadonlyArray<Listed<T>>
+  /** Stops reading and releases what the listing holds (a database connection); the iteration ends. Idempotent. */
+  close (): Promise<void>
+}
 
 /**
  * Where a collection keeps its items, by id. Ids are positive integers, increasing, never reused;
@@ -7,8 +58,8 @@ import { SAMPLE_USERS, type User } from '../schemas/user.js'
  * Every operation is atomic for its item: concurrent calls lose no acknowledged write.
  */
 export interface Repository<T> {
-  /** Every item, in id order. */
-  list (): Promise<T[]>
+  /** The items of a list request, from one snapshot; a sortBy the repository does not have is a TypeError. */
+  listing (query?: ListQuery): Promise<Listing<T>>
   /** The item with this id, or undefined. */
   get (id: number): Promise<T | undefined>
   /** Stores a new item and returns its id. */
@@ -18,6 +69,20 @@ export interface Repository<T> {
   /** Removes the item with this id; false when there is none. */
   delete (id: number): Promise<boolean>
 }
+
+/** Every item of a listing, in its order, the listing closed: for small collections and tests. */
+export async function readAll<T> (listing: Listing<T>): Promise<T[]> {
+  const all: T[] = []
+  try {
+    for await (const piece of listing) for (const entry of piece) all.push(itemOf(entry))
+  } finally {
+    await listing.close()
+  }
+  return all
+}
+
+/** A sort key of the memory store: an item's value, strings compared by UTF-16 code unit. */
+export type SortKey<T> = (item: T) => string | number
 
 /** A copy that nobody can change: stored items are safe from the callers that gave or read them. */
 function frozenCopy<T> (value: T): T {
@@ -31,36 +96,157 @@ function frozenCopy<T> (value: T): T {
   return copy
 }
 
+/** Items in a piece of a memory listing: a piece is about 10-100 KB of JSON for small items. */
+export const MEMORY_PIECE = 256
+
+/** A listing of at most this many items is short: its items are read at once (Listing.items). */
+export const SHORT_LIST = 64
+
+/** `length` items of `items` from `start` by `step`, in pieces of MEMORY_PIECE. */
+async function * pieces<T> (items: readonly T[], start: number, length: number, step: 1 | -1): AsyncGenerator<readonly T[]> {
+  for (let done = 0; done < length; done += MEMORY_PIECE) yield run(items, start + step * done, Math.min(MEMORY_PIECE, length - done), step)
+}
+
+/** `length` items of `items` from `start` by `step`. */
+function run<T> (items: readonly T[], start: number, length: number, step: 1 | -1): T[] {
+  if (step === 1) return items.slice(start, start + length)
+  const backwards: T[] = new Array(length)
+  for (let i = 0; i < length; i++) backwards[i] = items[start - i] as T
+  return backwards
+}
+
 /**
- * The embedded repository: items in memory, in a Map in id order. Each operation runs to its end
- * without yielding, so it is atomic; ids come from a counter that only grows.
+ * A listing of `length` items of `items` from `start` by `step`: the arrays of a snapshot, which
+ * stay as they are, or for a short listing its own copy of the items. Nothing to release.
  */
-export function memoryRepository<T> (seed: readonly T[] = []): Repository<T> {
-  const items = new Map<number, T>()
+function memoryListing<T> (items: readonly T[], total: number, page: KeyedPage, start: number, length: number, step: 1 | -1): Listing<T> {
+  const short = length <= SHORT_LIST ? run(items, start, length, step) : undefined
+  let closed = false
+  const listing: Listing<T> = {
+    total,
+    full: page.full,
+    async * [Symbol.asyncIterator] () {
+      const all = short === undefined ? pieces(items, start, length, step) : pieces(short, 0, length, 1)
+      for await (const piece of all) {
+        if (closed) return
+        yield piece
+      }
+    },
+    async close () { closed = true }
+  }
+  if (page.first !== undefined) Object.assign(listing, { first: page.first, last: page.last })
+  if (short !== undefined) Object.assign(listing, { items: short })
+  return listing
+}
+
+/**
+ * The embedded repository: items in memory, in arrays in id order (ids sorted, so an id is found
+ * by binary search). Each operation runs to its end without yielding, so it is atomic; ids come
+ * from a counter that only grows.
+ *
+ * A listing is a snapshot in O(1): it keeps the arrays as they are, and the next write copies them
+ * first (copy on write), so that what a listing reads never changes under it. A sorted listing
+ * sorts the snapshot once, a slice at a time (lib/sort-in-slices.ts), and every listing by that
+ * key shares the sorted copy until the next write.
+ */
+export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly<Record<string, SortKey<T>>> = {}): Repository<T> {
+  let ids: number[] = []
+  let items: T[] = []
+  /** A listing holds the arrays: the next write copies them. */
+  let shared = false
   let lastId = 0
-  for (const item of seed) items.set(++lastId, frozenCopy(item))
+  for (const item of seed) {
+    ids.push(++lastId)
+    items.push(frozenCopy(item))
+  }
+  let sorted = new Map<string, Promise<T[]>>()
+
+  /** The arrays, ready to change: copied first when a listing holds them; the sorted copies are stale. */
+  function writing (): void {
+    if (shared) {
+      ids = ids.slice()
+      items = items.slice()
+      shared = false
+    }
+    if (sorted.size > 0) sorted = new Map()
+  }
+
+  function position (id: number): number {
+    let low = 0
+    let high = ids.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((ids[mid] as number) < id) low = mid + 1
+      else high = mid
+    }
+    return ids[low] === id ? low : -1
+  }
+
+  function sortedBy (name: string): Promise<T[]> {
+    const key = sortKeys[name]
+    if (key === undefined) throw new TypeError(`this repository has no sort key ${JSON.stringify(name)}`)
+    let found = sorted.get(name)
+    if (found === undefined) {
+      // A stable sort of items in id order: ties keep id order.
+      found = sortInSlices(items, (a, b) => {
+        const ka = key(a)
+        const kb = key(b)
+        return ka < kb ? -1 : ka > kb ? 1 : 0
+      })
+      sorted.set(name, found)
+    }
+    return found
+  }
 
   return {
-    async list () {
-      return [...items.values()]
+    async listing ({ sortBy, page } = {}) {
+      if (page !== undefined) {
+        const range = { field: 'id', value: page.start, ...page }
+        const slice = keyedSlice(ids, range)
+        // A short listing copies its items; a longer one keeps the arrays, and the next write copies them.
+        if (slice.length > SHORT_LIST) shared = true
+        return memoryListing(items, items.length, keyedPage(ids, range, slice), slice.start, slice.length, slice.step)
+      }
+      if (sortBy !== undefined) {
+        const list = await sortedBy(sortBy)
+        return memoryListing(list, list.length, { full: false }, 0, list.length, 1)
+      }
+      if (items.length > SHORT_LIST) shared = true
+      return memoryListing(items, items.length, { full: false }, 0, items.length, 1)
     },
     async get (id) {
-      return items.get(id)
+      const at = position(id)
+      return at === -1 ? undefined : items[at]
     },
     async create (item) {
+      writing()
       const id = ++lastId
-      items.set(id, frozenCopy(item))
+      ids.push(id)
+      items.push(frozenCopy(item))
       return id
     },
     async replace (id, item) {
-      if (!items.has(id)) return false
-      items.set(id, frozenCopy(item))
+      const at = position(id)
+      if (at === -1) return false
+      writing()
+      items[at] = frozenCopy(item)
       return true
     },
     async delete (id) {
-      return items.delete(id)
+      const at = position(id)
+      if (at === -1) return false
+      writing()
+      ids.splice(at, 1)
+      items.splice(at, 1)
+      return true
     }
   }
+}
+
+/** GET /users's sort keys (docs/contract.md, The endpoints): by age, by name (UTF-16 code units). */
+export const USER_SORT_KEYS: Readonly<Record<string, SortKey<User>>> = {
+  age: (user) => user.age,
+  name: (user) => user.name
 }
 
 /** Where the collections keep their items: memory, or PostgreSQL when DATABASE_URL is set. */
@@ -76,7 +262,7 @@ export interface Store {
 /** The embedded store: this process's memory, as fresh as the process. */
 export function memoryStore (): Store {
   return {
-    users: memoryRepository<User>(SAMPLE_USERS),
+    users: memoryRepository<User>(SAMPLE_USERS, USER_SORT_KEYS),
     products: memoryRepository<Product>(),
     async check () {}
   }

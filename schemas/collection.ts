@@ -1,5 +1,37 @@
-import { Type, type TObject } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { SafeInteger, withHeaders } from './common.js'
+
+/**
+ * The Range request header of a collection's list (docs/contract.md, Pagination by Range): a page by
+ * id, `name` being what one item is called.
+ */
+export function idRangeHeader (name: string) {
+  return Type.String({
+    description: '`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the ' + name + 's by id, ' +
+      'from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every ' + name + ', 200.',
+    examples: ['id', 'id; limit 2', 'id 2; limit 1', 'id; order desc; limit 1']
+  })
+}
+
+/** A page of a collection (206) and the headers of /colors that come with it (optional: not always sent). */
+export function pageSchema<T extends TSchema> (item: T, name: string, examples: unknown[]) {
+  return Type.Array(item, {
+    description: `A page of the ${name}s, by id`,
+    ...(examples.length > 0 ? { examples } : {}),
+    headers: Type.Object({
+      'Accept-Ranges': Type.String({ description: 'The field a range may be defined on: id.', examples: ['id'] }),
+      'Content-Range': Type.Optional(Type.String({
+        description: `\`id <first>..<last>\`: the ids of the first and last ${name} returned. Absent on an empty page.`,
+        examples: ['id 1..2']
+      })),
+      'Next-Range': Type.Optional(Type.String({
+        description: 'The Range header value of the next page. Absent on an empty page and on the last one (shorter than the limit).',
+        examples: ['id 2;limit 2;offset 1;order asc']
+      })),
+      'Total-Count': SafeInteger({ minimum: 0, description: `How many ${name}s the collection has.`, examples: [2] })
+    })
+  })
+}
 
 const PREFERENCE_APPLIED = Type.Optional(Type.String({ description: 'return=representation or return=minimal, when the request asked for it' }))
 
@@ -13,9 +45,12 @@ export function collectionSchemas<T extends TObject> (item: T, name: string, id:
     'Preference-Applied': PREFERENCE_APPLIED
   })
   const ReplacedHeaders = Type.Object({ 'Preference-Applied': PREFERENCE_APPLIED })
+  const examples = Array.isArray(item.examples) ? [item.examples] : []
   return {
     Params: Type.Object({ [id]: SafeInteger({ description: `The ${name}'s id` }) }),
-    Items: Type.Array(item, Array.isArray(item.examples) ? { examples: [item.examples] } : {}),
+    Items: Type.Array(item, examples.length > 0 ? { examples } : {}),
+    ListHeaders: Type.Object({ Range: Type.Optional(idRangeHeader(name)) }),
+    Page: pageSchema(item, name, examples),
     PreferHeaders: Type.Object({
       Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)', examples: ['return=representation', 'return=minimal'] }))
     }),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { A_NUMBER } from './counters.js'
 import { SafeInteger, StringEnum, withHeaders } from './common.js'
+import { idRangeHeader, pageSchema } from './collection.js'
 
 /** The two users of the servant tutorial (docs/contract.md, Sample data), in id order: ids 1 and 2 of the user store. */
 export const SAMPLE_USERS = [
@@ -47,11 +48,20 @@ export const UsersWithCountSchema = Type.Array(UserSchema, {
   headers: Type.Object({ 'User-Count': SafeInteger({ description: 'The number of users in the body' }) })
 })
 
+/** A page of the users by id (206), from `GET /users` and the list-all routes with a Range header. */
+export const UsersPageSchema = pageSchema(UserSchema, 'user', [SAMPLE_USERS])
+
 /** `GET /users`'s query string. */
 export const UsersQuerySchema = Type.Object({ sortby: Type.Optional(SortBySchema) })
 
 /** The request headers `GET /users` reads. */
-export const UsersRequestHeadersSchema = Type.Object({ 'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })) })
+export const UsersRequestHeadersSchema = Type.Object({
+  'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })),
+  Range: Type.Optional(idRangeHeader('user'))
+})
+
+/** The request headers of the list-all routes. */
+export const ListAllRequestHeadersSchema = Type.Object({ Range: Type.Optional(idRangeHeader('user')) })
 
 /** The largest `count` of `GET /userStream`. */
 export const USER_STREAM_MAX_COUNT = 10_000_000

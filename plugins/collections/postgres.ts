@@ -1,13 +1,16 @@
 import fastifyPostgres from '@fastify/postgres'
 import type { FastifyInstance } from 'fastify'
-import { connectWithRetries, migrate, postgresRepository, redactedUrl, run } from '../../lib/postgres.js'
+import { Slots, connectWithRetries, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, postgresRepository, redactedUrl, run } from '../../lib/postgres.js'
 import type { Store } from '../../lib/repository.js'
+import { ProductSchema, type Product } from '../../schemas/product.js'
+import { UserSchema, type User } from '../../schemas/user.js'
 
 /**
  * The PostgreSQL store of DATABASE_URL: reached (with retries) and migrated before the service
  * starts, then a pool (@fastify/postgres) shared by the repositories. Queries and waits for a
  * connection are bounded by DATABASE_STATEMENT_TIMEOUT; a lost database makes requests fail with
- * 503 until it is back, when new connections are made as they are needed.
+ * 503 until it is back, when new connections are made as they are needed. A long list holds a
+ * connection while its client reads it (lib/postgres.ts): lists leave two of the pool to the rest.
  */
 export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   const { config, log } = fastify
@@ -34,9 +37,15 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   pool.on('error', (err) => log.warn({ err }, 'an idle database connection failed'))
   log.info({ database: redactedUrl(config.DATABASE_URL!) }, 'using the PostgreSQL store')
 
+  // Lists leave two connections to everything else: a write, a read by id, readiness.
+  const slots = new Slots(Math.max(1, config.DATABASE_POOL_SIZE - 2), timeout)
   return {
-    users: postgresRepository(pool, 'users'),
-    products: postgresRepository(pool, 'products'),
+    users: postgresRepository(pool, 'users', {
+      sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') },
+      serializer: itemSerializer<User>(UserSchema),
+      slots
+    }),
+    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots }),
     async check () {
       await run(pool, { text: 'SELECT 1' })
     }

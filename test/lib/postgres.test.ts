@@ -3,10 +3,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { isUnavailable, migrate, postgresRepository, redactedUrl, storeUnavailable } from '../../lib/postgres.js'
+import { Type } from '@sinclair/typebox'
+import { isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, postgresRepository, redactedUrl, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
 import { testPostgres } from '../helpers/postgres.js'
-import { repositoryContract, type Item } from '../helpers/repository-contract.js'
+import { StoredJson, readAll } from '../../lib/repository.js'
+import { ProductSchema } from '../../schemas/product.js'
+import { list, repositoryContract, type Item } from '../helpers/repository-contract.js'
 
 t.test('the PostgreSQL repository', async (t) => {
   const server = await testPostgres()
@@ -31,7 +34,7 @@ t.test('the PostgreSQL repository', async (t) => {
 
   repositoryContract(t, {
     empty: async () => postgresRepository<Item>(pool(await database()), 'products'),
-    seeded: async () => postgresRepository<Item>(pool(await database()), 'users')
+    seeded: async () => postgresRepository<Item>(pool(await database()), 'users', { sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') } })
   })
 
   t.test('migrations: applied once, logged, and a second run does nothing', async (t) => {
@@ -45,10 +48,11 @@ t.test('the PostgreSQL repository', async (t) => {
     t.same(logged, [
       { version: 1, name: 'collections', msg: 'database migration applied' },
       { version: 2, name: 'sample-users', msg: 'database migration applied' },
-      { version: 3, name: 'auth-failures', msg: 'database migration applied' }
+      { version: 3, name: 'auth-failures', msg: 'database migration applied' },
+      { version: 4, name: 'lists', msg: 'database migration applied' }
     ])
     await migrate(client, logger)
-    t.equal(logged.length, 3, 'nothing more the second time')
+    t.equal(logged.length, 4, 'nothing more the second time')
     const { rows } = await client.query('SELECT id, item FROM users ORDER BY id')
     t.same(rows, [{ id: '1', item: SAMPLE_USERS[0] }, { id: '2', item: SAMPLE_USERS[1] }], 'the sample users once, as 1 and 2')
   })
@@ -60,7 +64,7 @@ t.test('the PostgreSQL repository', async (t) => {
     t.teardown(() => Promise.all(clients.map((client) => client.end())))
     await Promise.all(clients.map((client) => migrate(client, log)))
     const [client] = clients
-    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3'])
+    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3', '4'])
     t.same((await client!.query('SELECT item FROM users ORDER BY id')).rows.map((row) => row.item), SAMPLE_USERS, 'two users, not twelve')
   })
 
@@ -79,11 +83,82 @@ t.test('the PostgreSQL repository', async (t) => {
     t.equal((await client.query('SELECT count(*)::int AS n FROM users')).rows[0].n, 2, 'and it can be run again')
   })
 
+  t.test('a long list counts and reads in one snapshot: a write between its statements is in neither', async (t) => {
+    const url = await database()
+    const lists = pool(url)
+    const writer = pool(url)
+    const repository = postgresRepository<Item>(lists, 'products')
+    for (let n = 1; n <= 100; n++) await repository.create({ productId: n })
+    // The list's connection: once its size is read, another connection writes, before the cursor is declared.
+    const connect = lists.connect.bind(lists) as (callback?: unknown) => Promise<pg.PoolClient>
+    let writes = 0
+    // (pool.query takes its connections with a callback: those are left alone.)
+    lists.connect = (async (callback?: unknown) => {
+      if (callback !== undefined) return connect(callback)
+      const client = await connect()
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>
+      // The connection goes back to the pool afterwards: its other queries (and callbacks) are left alone.
+      client.query = (async (...args: unknown[]) => {
+        const [config] = args as [pg.QueryConfig]
+        const result = await query(...args)
+        if (args.length === 1 && writes === 0 && /collection_sizes/.test(String(config.text))) {
+          writes++
+          await writer.query('INSERT INTO products (item) VALUES (\'{"productId":0}\'), (\'{"productId":0}\')')
+        }
+        return result
+      }) as typeof client.query
+      return client
+    }) as typeof lists.connect
+    const listing = await repository.listing()
+    const items = await readAll(listing)
+    t.equal(writes, 1, 'the write came between the statements')
+    t.equal(listing.total, 100, 'the size before the write')
+    t.equal(items.length, 100, 'the items before the write: as many as the size says')
+    t.equal((await list(repository)).length, 102, 'the next list has them')
+  })
+
+  t.test('items written by the item schema\'s serializer are listed as stored; others are parsed', async (t) => {
+    const url = await database()
+    const products = pool(url)
+    const serializer = itemSerializer<Item>(ProductSchema)
+    const repository = postgresRepository<Item>(products, 'products', { serializer })
+    await repository.create({ name: 'Pie', productId: 1 })
+    await products.query('INSERT INTO products (item) VALUES (\'{"name":"Old","productId":2}\')')
+    await repository.create({ productId: 3 })
+    t.same((await products.query('SELECT item::text AS item, serialized_by FROM products ORDER BY id')).rows, [
+      { item: '{"productId":1,"name":"Pie"}', serialized_by: serializer.fingerprint },
+      { item: '{"name":"Old","productId":2}', serialized_by: null },
+      { item: '{"productId":3}', serialized_by: serializer.fingerprint }
+    ], 'stored as the schema writes them, and marked so')
+    const expected = [new StoredJson('{"productId":1,"name":"Pie"}'), { name: 'Old', productId: 2 }, new StoredJson('{"productId":3}')]
+    for (const query of [{}, { page: { offset: 0, limit: 3, order: 'asc' as const } }]) {
+      const listing = await repository.listing(query)
+      const read: unknown[] = []
+      for await (const piece of listing) read.push(...piece)
+      t.same(read, expected, `${JSON.stringify(query)}: the stored JSON, or the parsed item`)
+      t.ok(read[0] instanceof StoredJson && !(read[1] instanceof StoredJson), 'which is which')
+    }
+    t.same(await repository.get(1), { productId: 1, name: 'Pie' }, 'read one at a time: parsed')
+    t.equal(await repository.replace(2, { name: 'New', productId: 2 }), true)
+    t.equal((await products.query('SELECT item::text AS item FROM products WHERE id = 2')).rows[0].item, '{"productId":2,"name":"New"}', 'a replacement is written by the schema too')
+    const other = postgresRepository<Item>(products, 'products', { serializer: itemSerializer<Item>(Type.Object({ productId: Type.Integer() })) })
+    t.same(await list(other), [{ productId: 1, name: 'Pie' }, { productId: 2, name: 'New' }, { productId: 3 }], 'another schema\'s repository parses them all')
+    const pieces = await other.listing()
+    const read: unknown[] = []
+    for await (const piece of pieces) read.push(...piece)
+    t.notOk(read.some((entry) => entry instanceof StoredJson), 'none is taken for its own')
+  })
+
+  t.test('a sort key reads its field from the text: a field name that is not a plain name is refused', async (t) => {
+    t.throws(() => jsonStringKey('name\''), TypeError)
+    t.throws(() => jsonIntegerKey('a b'), TypeError)
+  })
+
   t.test('a query the database cannot serve becomes 503, a fault of ours stays an error of ours', async (t) => {
     const url = await database()
     const products = pool(url)
     await products.query('ALTER TABLE products RENAME TO gone')
-    await t.rejects(postgresRepository<Item>(products, 'products').list(), { code: '42P01' }, 'an undefined table is our bug: not hidden as 503')
+    await t.rejects(list(postgresRepository<Item>(products, 'products')), { code: '42P01' }, 'an undefined table is our bug: not hidden as 503')
     await products.query('ALTER TABLE gone RENAME TO products')
 
     await products.query('CREATE FUNCTION slow() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$ LANGUAGE plpgsql')
@@ -91,7 +166,7 @@ t.test('the PostgreSQL repository', async (t) => {
     await t.rejects(postgresRepository<Item>(pool(url, { statement_timeout: 50 }), 'products').create({ productId: 1 }),
       { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', expose: true, headers: { 'retry-after': '5' }, cause: { code: '57014' } },
       'a statement timeout is 503, with its cause')
-    t.same(await postgresRepository<Item>(products, 'products').list(), [], 'and nothing was written')
+    t.same(await list(postgresRepository<Item>(products, 'products')), [], 'and nothing was written')
   })
 })
 
@@ -99,7 +174,9 @@ t.test('released migrations never change: postgrator refuses a database that ran
   const dir = path.join(import.meta.dirname, '..', '..', 'migrations')
   const released: Record<string, string> = {
     '001.do.collections.sql': 'a02be7b547f492bb5b30560d31ee3631',
-    '002.do.sample-users.sql': '211b014cba20f4f0283a6382ed814f5f'
+    '002.do.sample-users.sql': '211b014cba20f4f0283a6382ed814f5f',
+    '003.do.auth-failures.sql': '4b7ac0ca6285d0ae28292c09975c8e57',
+    '004.do.lists.sql': '1619731a6074b0dd53be38d9d71482c8'
   }
   for (const [file, md5] of Object.entries(released)) {
     t.equal(createHash('md5').update(fs.readFileSync(path.join(dir, file), 'utf8')).digest('hex'), md5, `${file}: a change is a new file (migrations/README.md)`)

@@ -354,3 +354,66 @@ t.test('outside production, no API_TOKENS and no warning about it', async (t) =>
   await build(t, {}, { logger: logs.logger })
   t.same(logs.entries.filter((line) => /API_TOKENS/.test(String(line.msg))), [])
 })
+
+t.test('Range on GET /products: pages by id, as on /colors; no Range, the whole list as before', async (t) => {
+  t.test('an empty store: an empty page, with Accept-Ranges and Total-Count 0', async (t) => {
+    const app = await build(t)
+    const res = await app.inject({ url: '/products', headers: { range: 'id' } })
+    t.equal(res.statusCode, 206)
+    t.equal(res.body, '[]')
+    t.equal(res.headers['accept-ranges'], 'id')
+    t.equal(res.headers['total-count'], '0')
+    t.notOk(res.headers['content-range'], 'no Content-Range on an empty page')
+    t.notOk(res.headers['next-range'])
+  })
+
+  t.test('pages, their headers, and following Next-Range through them', async (t) => {
+    const app = await build(t)
+    const items = Array.from({ length: 150 }, (_, n) => n % 3 === 0 ? { productId: n } : { productId: n, name: `product ${n}` })
+    for (const item of items) await create(t, app, item)
+    for (const id of [10, 11, 75]) assertNoContent(t, await app.inject({ method: 'DELETE', url: `/products/${id}` }))
+    const kept = items.filter((_, n) => ![9, 10, 74].includes(n))
+    t.equal((await app.inject({ url: '/products' })).body, JSON.stringify(kept), 'no Range: the whole list, 200')
+
+    const first = await app.inject({ url: '/products', headers: { range: 'id; limit 3' } })
+    t.equal(first.statusCode, 206)
+    t.equal(first.body, JSON.stringify(kept.slice(0, 3)))
+    t.equal(first.headers['content-range'], 'id 1..3')
+    t.equal(first.headers['next-range'], 'id 3;limit 3;offset 1;order asc')
+    t.equal(first.headers['total-count'], '147')
+    const gap = await app.inject({ url: '/products', headers: { range: 'id 10; limit 2' } })
+    t.equal(gap.body, JSON.stringify([items[11], items[12]]), 'from a deleted id (10, 11): the next ones')
+    t.equal(gap.headers['content-range'], 'id 12..13')
+    const last = await app.inject({ url: '/products', headers: { range: 'id; order desc; limit 2' } })
+    t.equal(last.body, JSON.stringify([items[149], items[148]]))
+    t.equal(last.headers['content-range'], 'id 150..149')
+
+    for (const order of ['asc', 'desc'] as const) {
+      for (const limit of [1, 50, 64, 65, 66, 146, 147, 1000]) {
+        const seen: unknown[] = []
+        let range: string | undefined = `id; limit ${limit}; order ${order}`
+        for (let pages = 0; range !== undefined && pages < 200; pages++) {
+          const res = await app.inject({ url: '/products', headers: { range } })
+          t.equal(res.statusCode, 206)
+          seen.push(...json<unknown[]>(res))
+          range = res.headers['next-range'] as string | undefined
+        }
+        t.same(seen, order === 'asc' ? kept : kept.toReversed(), `limit ${limit}, ${order}: every product once, in id order`)
+      }
+    }
+  })
+
+  t.test('a malformed Range: 400 naming the problem; HEAD; 406 first', async (t) => {
+    const app = await build(t)
+    await create(t, app, TEA)
+    const bad = await app.inject({ url: '/products', headers: { range: 'productId 1' } })
+    assertError(t, bad, 400, /^Invalid Range: unknown field "productId"; the fields are id/)
+    t.equal(bad.headers['accept-ranges'], 'id')
+    assertError(t, await app.inject({ url: '/products', headers: { range: 'id; limit' } }), 400, /^Invalid Range Options/)
+    const head = await app.inject({ method: 'HEAD', url: '/products', headers: { range: 'id' } })
+    t.equal(head.statusCode, 206)
+    t.equal(head.body, '')
+    t.equal(head.headers['content-range'], 'id 1..1')
+    assertError(t, await app.inject({ url: '/products', headers: { range: 'bogus', accept: 'text/html' } }), 406)
+  })
+})

@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
 import t, { type Test } from 'tap'
 import { SAMPLE_USERS, type User } from '../../../schemas/user.js'
-import { assertError, build, json, logSink } from '../../helpers/index.js'
+import { assertError, baseUrl, build, json, logSink, openStream, until } from '../../helpers/index.js'
 import { tcpProxy, testPostgres } from '../../helpers/postgres.js'
 
 const SAMPLE_JSON = JSON.stringify(SAMPLE_USERS)
@@ -218,3 +220,91 @@ t.test('the PostgreSQL store over HTTP', async (t) => {
     t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
   })
 })
+
+/** `count` users written straight into a database (migrated by an app first), as JSON.stringify writes them; `pad` lengthens their e-mails. */
+async function insertUsers (url: string, count: number, pad = 0): Promise<void> {
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    await client.query(`INSERT INTO users (item) SELECT ('{"name":"User ' || g || '","age":' || (g % 100) ||
+      ',"email":"' || repeat('x', $2) || 'user' || g || '@example.org","registration_date":"2026-11-22"}')::json FROM generate_series(1, $1) g`, [count, pad])
+  } finally {
+    await client.end()
+  }
+}
+
+/** A response read to its end: its body, and whether it ended properly or was cut. */
+function readAll (res: IncomingMessage): Promise<{ body: string, complete: boolean }> {
+  return new Promise((resolve) => {
+    let body = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => { body += chunk })
+    res.on('error', () => {})
+    res.on('close', () => resolve({ body, complete: res.complete }))
+  })
+}
+
+t.test('long lists on PostgreSQL', async (t) => {
+  const server = await testPostgres()
+
+  t.test('the database fails or hangs while a long list is sent: a cut body, logged; then service resumes', async (t) => {
+    for (const failure of ['stopped', 'hanging'] as const) {
+      const url = await server.createDatabase()
+      const proxy = await tcpProxy(t, server.port)
+      const sink = logSink('warn')
+      const app = await build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STATEMENT_TIMEOUT: '1000' }, { logger: sink.logger })
+      // 22 MB of JSON: more than the sockets of both sides hold (a few MB each on the loopback).
+      await insertUsers(url, 20_000, 1000)
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      const res = await openStream(`${baseUrl(app)}/users`)
+      t.equal(res.statusCode, 200, `${failure}: the list has begun`)
+      t.equal(res.headers['user-count'], '20002')
+      await new Promise((resolve) => res.once('data', resolve))
+      res.pause()
+      if (failure === 'stopped') await proxy.stopped()
+      else proxy.blackhole()
+      res.resume()
+      const { body, complete } = await readAll(res)
+      t.notOk(complete, `${failure}: the client sees the body is cut`)
+      t.ok(body.length > 0 && !body.endsWith(']'), `${failure}: the list is incomplete`)
+      await until(() => sink.entries.some((entry) => entry.msg === 'list failed: the response is cut short'))
+      t.match(sink.entries.find((entry) => entry.msg === 'list failed: the response is cut short'),
+        { level: 50, items: Number, err: { code: 'FST_ERR_STORE_UNAVAILABLE' } }, `${failure}: logged, with how far it got`)
+      proxy.restore()
+      const again = await answered(() => app.inject({ url: '/users', headers: { range: 'id; order desc; limit 1' } }))
+      t.equal(again.statusCode, 206, `${failure}: back by itself`)
+      t.same(json(again), [user20000()])
+      t.equal(JSON.parse((await app.inject({ url: '/users' })).body).length, 20_002, `${failure}: the whole list again`)
+    }
+  })
+
+  t.test('long lists leave two connections of the pool to the rest: other requests are served meanwhile; a list finds a connection or gets 503 in time', async (t) => {
+    const url = await server.createDatabase()
+    // A pool of three: one connection for lists, two for the rest.
+    const app = await build(t, { DATABASE_URL: url, DATABASE_POOL_SIZE: '3', DATABASE_STATEMENT_TIMEOUT: '1000' })
+    // 50 MB of JSON: more than the sockets of both sides hold (a few MB each on the loopback).
+    await insertUsers(url, 5000, 10_000)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    // A client that reads the beginning of a long list, then stops: its list holds a connection.
+    const stalled = await openStream(`${baseUrl(app)}/users`)
+    await new Promise((resolve) => stalled.once('data', resolve))
+    stalled.pause()
+
+    const started = Date.now()
+    const refused = await app.inject({ url: '/users' })
+    assertUnavailable(t, refused, 'a second long list, while the first holds the lists\' connection')
+    t.ok(Date.now() - started < 10_000, 'in time: no hang')
+    t.same(json(await app.inject({ url: '/users/2' })), SAMPLE_USERS[1], 'other requests have their connection')
+    t.equal(createdId(await write(app, 'POST', '/users', user(1))), 5003, 'writes too')
+    t.equal((await app.inject({ url: '/users', headers: { range: 'id; limit 2' } })).statusCode, 206, 'and short pages')
+    t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' }, 'and readiness')
+
+    stalled.destroy()
+    const listed = await answered(() => app.inject({ url: '/users' }))
+    t.equal(json<User[]>(listed).length, 5003, 'the client gone, its connection serves the next list')
+  })
+})
+
+function user20000 (): User {
+  return { name: 'User 20000', age: 0, email: `${'x'.repeat(1000)}user20000@example.org`, registration_date: '2026-11-22' }
+}

@@ -1,0 +1,82 @@
+import createError from '@fastify/error'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { contentRangeHeader, nextRangeHeader } from './range/grammar.js'
+import { ID_FIELD, nextKeyedRange, parseIdRange } from './range/keyed.js'
+import { essence } from './media-types.js'
+import { sendList, type ListEncoding } from './list-body.js'
+import type { ListQuery, Repository } from './repository.js'
+
+export const RangeWithSort = createError('FST_ERR_RANGE_SORTBY', 'Invalid Range: a Range pages in id order; it cannot be combined with sortby=%s', 400)
+
+/** How one item is written in a media type other than JSON, and what goes between two. */
+export interface ItemEncoding<T> {
+  separator: string
+  item: (item: T) => string
+}
+
+export interface ListAnswer<T> {
+  repository: Repository<T>
+  /** A sort key of the repository, from the request. */
+  sortBy?: string | undefined
+  /** The header that gives the number of items of a whole list (`User-Count`), if any. */
+  countHeader?: string
+  /** The media types written otherwise than as a JSON array, by media type. */
+  encodings?: Readonly<Record<string, ItemEncoding<T>>>
+}
+
+/**
+ * JSON (and the media types whose bytes are JSON's): the array as the route's response schema
+ * writes it, an item at a time. The schema's serializer writes `[item]` as `[` + the item + `]`,
+ * so each item's bytes are the ones it writes inside the whole array; an item the store keeps as
+ * the item schema's serializer wrote it is those bytes already.
+ */
+function jsonEncoding<T> (reply: FastifyReply): ListEncoding<T> {
+  const serialize = reply.getSerializationFunction(String(reply.statusCode)) ?? JSON.stringify
+  let encoding = jsonEncodings.get(serialize)
+  if (encoding === undefined) {
+    encoding = { open: '[', separator: ',', close: ']', item: (item) => serialize([item]).slice(1, -1), json: true, whole: serialize }
+    jsonEncodings.set(serialize, encoding)
+  }
+  return encoding as ListEncoding<T>
+}
+
+/** The JSON encoding of each serializer (a route's, for a status), made once. */
+const jsonEncodings = new WeakMap<(payload: unknown) => string, ListEncoding<unknown>>()
+
+/**
+ * Answers a collection's list request (docs/contract.md, Collections): without a Range header the
+ * whole list, 200, with the count header; with one, the page by id it asks for, 206 with the
+ * headers of /colors (docs/contract.md, Pagination by Range). The list is read from one snapshot
+ * of the store and sent as lib/list-body.ts does: whole when short, else streamed. A malformed
+ * Range, or one with a sort, is a 400 that names the field (`Accept-Ranges`).
+ */
+export async function answerList<T> (request: FastifyRequest, reply: FastifyReply, { repository, sortBy, countHeader, encodings = {} }: ListAnswer<T>): Promise<FastifyReply> {
+  const header = request.headers.range
+  const query: ListQuery = {}
+  if (header !== undefined) {
+    reply.header('accept-ranges', ID_FIELD)
+    const range = parseIdRange(header)
+    if (sortBy !== undefined) throw new RangeWithSort(sortBy)
+    const { value, offset, limit, order } = range
+    query.page = value === undefined ? { offset, limit, order } : { start: value as number, offset, limit, order }
+    const listing = await repository.listing(query)
+    if (listing.first !== undefined && listing.last !== undefined) {
+      reply.header('content-range', contentRangeHeader(ID_FIELD, listing.first, listing.last))
+    }
+    const next = nextKeyedRange(range, listing)
+    if (next !== undefined) reply.header('next-range', nextRangeHeader(next))
+    reply.code(206).header('total-count', listing.total)
+    return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
+  }
+  if (sortBy !== undefined) query.sortBy = sortBy
+  const listing = await repository.listing(query)
+  if (countHeader !== undefined) reply.header(countHeader, listing.total)
+  return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
+}
+
+/** The encoding of the media type content negotiation chose. */
+function encodingOf<T> (reply: FastifyReply, encodings: Readonly<Record<string, ItemEncoding<T>>>): ListEncoding<T> {
+  const type = reply.getHeader('content-type')
+  const own = type === undefined ? undefined : encodings[essence(String(type))]
+  return own === undefined ? jsonEncoding(reply) : { open: '', close: '', ...own }
+}

@@ -1,0 +1,228 @@
+import { Readable } from 'node:stream'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { FastifyReply } from 'fastify'
+import { cutAtEnd } from './lingering-close.js'
+import { StoredJson, type Listed, type Listing } from './repository.js'
+
+/**
+ * How a list is written in one media type: what opens and closes it, what goes between two items,
+ * and one item. The body is `open`, the items joined by `separator`, then `close`, the same bytes
+ * whether it is sent whole or in chunks. `json`: an item's stored JSON (StoredJson) is what `item`
+ * writes for it, and is written as it is. `whole`, when given, writes a whole body of items at once.
+ */
+export interface ListEncoding<T> {
+  open: string
+  separator: string
+  close: string
+  item: (item: T) => string
+  json?: boolean
+  whole?: (items: readonly T[]) => string
+}
+
+/** A body shorter than this (in characters) is sent whole, with its Content-Length, as before lists were streamed. */
+export const WHOLE_BODY = 64 * 1024
+/** A streamed body is written in chunks of about this many characters (and its stream buffers one). */
+export const CHUNK_SIZE = 64 * 1024
+
+/** One entry of a listing in an encoding: its stored JSON as it is when the encoding is JSON's. */
+function encode<T> (entry: Listed<T>, { item, json = false }: ListEncoding<T>): string {
+  return entry instanceof StoredJson ? (json ? entry.text : item(JSON.parse(entry.text) as T)) : item(entry)
+}
+
+/** The body of a short list, all of whose items are at hand. */
+export function wholeBody<T> (items: ReadonlyArray<Listed<T>>, encoding: ListEncoding<T>): string {
+  if (encoding.whole !== undefined && !items.some((entry) => entry instanceof StoredJson)) return encoding.whole(items as readonly T[])
+  let text = encoding.open
+  for (let i = 0; i < items.length; i++) text += (i === 0 ? '' : encoding.separator) + encode(items[i] as Listed<T>, encoding)
+  return text + encoding.close
+}
+
+/**
+ * Writes a listing in an encoding, a chunk at a time: only the piece being written and the chunk
+ * are in memory, whatever the size of the list.
+ */
+export class ListEncoder<T> {
+  readonly #listing: Listing<T>
+  readonly #iterator: AsyncIterator<ReadonlyArray<Listed<T>>>
+  readonly #encoding: ListEncoding<T>
+  #piece: ReadonlyArray<Listed<T>> = []
+  #index = 0
+  #written = 0
+  #opened = false
+  #done = false
+
+  constructor (listing: Listing<T>, encoding: ListEncoding<T>) {
+    this.#listing = listing
+    this.#iterator = listing[Symbol.asyncIterator]()
+    this.#encoding = encoding
+  }
+
+  /** The whole list has been written. */
+  get done (): boolean {
+    return this.#done
+  }
+
+  /** How many items have been written. */
+  get written (): number {
+    return this.#written
+  }
+
+  /** The next `size` characters of the body or a little more (an item is not split); the end of it, shorter, once the list is done. */
+  async chunk (size: number): Promise<string> {
+    if (this.#done) return ''
+    let text = ''
+    if (!this.#opened) {
+      this.#opened = true
+      text = this.#encoding.open
+    }
+    const { separator } = this.#encoding
+    while (text.length < size) {
+      if (this.#index === this.#piece.length) {
+        const step = await this.#iterator.next()
+        if (step.done === true) {
+          this.#done = true
+          return text + this.#encoding.close
+        }
+        this.#piece = step.value
+        this.#index = 0
+        continue
+      }
+      const next = encode(this.#piece[this.#index++] as Listed<T>, this.#encoding)
+      text += this.#written++ === 0 ? next : separator + next
+    }
+    return text
+  }
+
+  /** Stops: the listing releases what it holds. */
+  close (): Promise<void> {
+    return this.#listing.close()
+  }
+}
+
+/**
+ * The body of a long list: a readable stream that writes the next chunk only when the response
+ * wants more (a slow client slows the reading of the store, instead of the service buffering the
+ * list), and gives the event loop a turn between two chunks, so that other requests are served
+ * while lists are written.
+ *
+ * - The client goes away (destroyed): the listing is closed, nothing more is read.
+ * - The store fails, or the service's drain ends (`drainEnded`): the status and the first chunks
+ *   are sent, so the list cannot be answered otherwise. What was written is delivered, then the
+ *   connection is closed without the body's last chunk (lib/lingering-close.ts, `cutAtEnd`), so
+ *   that the client sees a cut body rather than taking it for the whole; a failure is logged.
+ */
+export class ListBody<T> extends Readable {
+  readonly #reply: FastifyReply
+  readonly #encoder: ListEncoder<T>
+  readonly #drainEnded: AbortSignal | undefined
+  #wanted = false
+  #pumping = false
+  #ended = false
+  readonly #onDrainEnded = () => {
+    if (!this.#pumping) this.#cut()
+  }
+
+  constructor (reply: FastifyReply, encoder: ListEncoder<T>, head: string, drainEnded?: AbortSignal) {
+    super({ highWaterMark: CHUNK_SIZE })
+    this.#reply = reply
+    this.#encoder = encoder
+    this.#drainEnded = drainEnded
+    this.push(head)
+    drainEnded?.addEventListener('abort', this.#onDrainEnded, { once: true })
+  }
+
+  override _read (): void {
+    this.#wanted = true
+    if (!this.#pumping && !this.#ended) this.#pump() // never rejects: failures go to #fail
+  }
+
+  async #pump (): Promise<void> {
+    this.#pumping = true
+    try {
+      while (this.#wanted && !this.destroyed && !this.#ended) {
+        if (this.#drainEnded?.aborted === true) {
+          this.#cut()
+          return
+        }
+        const chunk = await this.#encoder.chunk(CHUNK_SIZE)
+        if (this.destroyed) return
+        this.#wanted = this.push(chunk)
+        if (this.#encoder.done) {
+          this.#ended = true
+          this.push(null)
+          return
+        }
+        // Also when the client reads as fast as we write: the stream would otherwise ask for the
+        // next chunk from process.nextTick, and other requests would wait for the whole list.
+        await nextTurn()
+      }
+    } catch (err) {
+      this.#reply.log.error({ err, items: this.#encoder.written }, 'list failed: the response is cut short')
+      this.#cut()
+    } finally {
+      this.#pumping = false
+    }
+  }
+
+  /** Ends the body after what was written, the response's end being a cut; the listing is closed. */
+  #cut (): void {
+    if (this.#ended || this.destroyed) return
+    this.#ended = true
+    if (this.#drainEnded?.aborted === true) {
+      this.#reply.log.info({ items: this.#encoder.written }, 'list cut short: the service is shutting down')
+    }
+    this.#close()
+    cutAtEnd(this.#reply.raw)
+    this.push(null)
+  }
+
+  #close (): void {
+    this.#encoder.close().catch((err: unknown) => this.#reply.log.warn({ err }, 'a list failed to close'))
+  }
+
+  override _destroy (err: Error | null, callback: (error?: Error | null) => void): void {
+    this.#drainEnded?.removeEventListener('abort', this.#onDrainEnded)
+    if (!this.#ended) {
+      this.#ended = true
+      this.#reply.log.info({ items: this.#encoder.written }, 'list stopped early: the connection closed')
+    }
+    this.#close()
+    callback(err)
+  }
+}
+
+/** A body written whole: a string, which the serializer the route negotiated must leave as it is. */
+function sendWhole (reply: FastifyReply, body: string): FastifyReply {
+  return reply.serializer(String).send(body)
+}
+
+/**
+ * Sends a listing in an encoding: whole when its body is shorter than WHOLE_BODY (with its
+ * Content-Length, as before), else as a ListBody. A short listing's items are written at once. A
+ * HEAD request of a long list gets the headers only: nothing more is read. A failure before the
+ * body starts is thrown, for the error handler to answer (a 503 when the database is unavailable).
+ */
+export async function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<FastifyReply> {
+  if (listing.items !== undefined) {
+    const body = wholeBody(listing.items, encoding)
+    // (Such a listing holds nothing to release.)
+    if (body.length < WHOLE_BODY) return sendWhole(reply, body)
+  }
+  const encoder = new ListEncoder(listing, encoding)
+  let head: string
+  try {
+    head = await encoder.chunk(WHOLE_BODY)
+  } catch (err) {
+    await encoder.close()
+    throw err
+  }
+  if (encoder.done) {
+    await encoder.close()
+    return sendWhole(reply, head)
+  }
+  if (reply.request.method === 'HEAD') {
+    await encoder.close()
+    return reply.send(Readable.from([]))
+  }
+  return reply.send(new ListBody(reply, encoder, head, drainEnded))
+}

@@ -21,6 +21,7 @@ export const projectRoot = findProjectRoot(import.meta.dirname)
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const ENVIRONMENTS = ['development', 'production', 'test'] as const
 const STORES = ['memory', 'postgres'] as const
+const POOLERS = ['none', 'transaction'] as const
 
 /** One of these words (TypeBox checks a union of literals itself; the API's enums are for Ajv). */
 function OneOf<T extends string> (values: readonly T[], options: { default?: T } = {}) {
@@ -65,6 +66,11 @@ const EnvSchema = Type.Object({
   // Apply the migrations when the service starts (with DATABASE_URL). Off when a release step
   // (`npm run migrate`, a Kubernetes Job) applies them before the new replicas start.
   MIGRATE_ON_START: Type.Boolean({ default: true }),
+  // What is between the service and PostgreSQL: `none`, or `transaction` for a pooler that hands
+  // a server connection to a client for one transaction only (PgBouncer's pool_mode = transaction):
+  // then nothing is kept on a connection between transactions (no named prepared statements, no
+  // parameters set when connecting: set statement_timeout on the role instead; docs/operations.md).
+  DATABASE_POOLER: OneOf(POOLERS, { default: 'none' }),
   // Connections each replica keeps at most.
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   // Milliseconds a query (or taking a connection) may last before the request gets 503.

@@ -282,6 +282,8 @@ export interface PostgresRepositoryOptions<T> {
   serializer?: ItemSerializer<T>
   /** Unlimited (but by the pool) when not given. */
   slots?: Slots
+  /** Prepare each statement once per connection, by name (true); false behind a transaction pooler (DATABASE_POOLER). */
+  namedStatements?: boolean
 }
 
 /** Where a page of ids starts when the Range has no value: before every id, in the order asked. */
@@ -312,10 +314,14 @@ function pageOf (first: number | undefined, last: number | undefined, full: bool
  * A page by id costs O(log n + offset + limit) on the primary key; a sorted list is sorted by
  * PostgreSQL (the key expressions above), never in this process.
  */
-export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots }: PostgresRepositoryOptions<T> = {}): Repository<T> {
+export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots, namedStatements = true }: PostgresRepositoryOptions<T> = {}): Repository<T> {
   // Named by table and serializer: repositories of one table with other serializers can share a pool.
+  // A named statement is prepared once per connection; behind a transaction pooler the next use may
+  // be on another server connection, which never saw it, so there they go unnamed.
   const tag = `${table}-${serializer?.fingerprint ?? 'json'}`
-  const statement = (name: string, text: string) => (values: unknown[] = []) => ({ name: `${tag}-${name}`, text, values })
+  const statement = (name: string, text: string) => namedStatements
+    ? (values: unknown[] = []) => ({ name: `${tag}-${name}`, text, values })
+    : (values: unknown[] = []) => ({ text, values })
   const get = statement('get', `SELECT item FROM ${table} WHERE id = $1`)
   const create = statement('create', `INSERT INTO ${table} (item, serialized_by) VALUES ($1, $2) RETURNING id`)
   const replace = statement('replace', `UPDATE ${table} SET item = $2, serialized_by = $3 WHERE id = $1`)
@@ -496,9 +502,11 @@ export function redactedUrl (url: string): string {
   }
 }
 
-/** A connection of its own for start-up, retried while `config.DATABASE_STARTUP_TIMEOUT` lasts. */
-export async function connectWithRetries (config: Config, log: FastifyBaseLogger): Promise<pg.Client> {
-  const url = config.DATABASE_URL!
+/**
+ * A connection of its own for start-up, to `url` (DATABASE_URL by default), retried while
+ * `config.DATABASE_STARTUP_TIMEOUT` lasts.
+ */
+export async function connectWithRetries (config: Config, log: Pick<FastifyBaseLogger, 'warn'>, url = config.DATABASE_URL!): Promise<pg.Client> {
   const deadline = Date.now() + config.DATABASE_STARTUP_TIMEOUT
   for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT })
@@ -519,20 +527,27 @@ export async function connectWithRetries (config: Config, log: FastifyBaseLogger
 /** Any number will do, as long as nothing else locks it: "servant!" in ASCII. */
 const MIGRATION_LOCK = 0x73657276616e7421n
 
-/**
- * Brings the database to the latest schema of migrations/ (postgrator, numbered SQL files), in one
- * transaction under an advisory lock: replicas that start together apply each migration once, the
- * others wait and find nothing left to do, and a failed migration leaves nothing half-applied.
- */
-export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, 'info'>): Promise<void> {
+/** postgrator on `client`'s database, with the migrations of migrations/. */
+async function migrator (client: pg.Client) {
   const { rows } = await client.query<{ database: string }>('SELECT current_database() AS database')
-  const postgrator = new Postgrator({
+  return new Postgrator({
     migrationPattern: path.join(projectRoot, 'migrations', '*.sql'),
     driver: 'pg',
     database: rows[0]!.database,
     schemaTable: 'schemaversion',
     execQuery: (query) => client.query(query)
   })
+}
+
+/**
+ * Brings the database to the latest schema of migrations/ (postgrator, numbered SQL files), in one
+ * transaction under a transaction-scoped advisory lock: replicas that start together apply each
+ * migration once, the others wait and find nothing left to do, and a failed migration leaves
+ * nothing half-applied. Nothing outlives the transaction (no session lock, no SET), so it runs as
+ * well through a transaction-pooling PgBouncer, which keeps a transaction on one server connection.
+ */
+export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, 'info'>): Promise<void> {
+  const postgrator = await migrator(client)
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
@@ -542,5 +557,35 @@ export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, '
   } catch (err) {
     await client.query('ROLLBACK')
     throw err
+  }
+}
+
+/** The database's migration version, and the latest of migrations/: equal when it is up to date. */
+export async function schemaVersions (client: pg.Client): Promise<{ database: number, latest: number }> {
+  const postgrator = await migrator(client)
+  const [database, latest] = await Promise.all([postgrator.getDatabaseVersion(), postgrator.getMaxVersion()])
+  return { database: Number(database ?? 0), latest: Number(latest) }
+}
+
+/** The database is not at the schema this version of the service needs: the migrations must run first. */
+export const SchemaBehind = createError('FST_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
+
+/**
+ * The database of `config` made ready for the service at start-up: migrated with
+ * DATABASE_MIGRATION_URL (else DATABASE_URL) when MIGRATE_ON_START, else checked to be at the
+ * latest migration, so that a replica never serves an older schema than its code needs.
+ */
+export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
+  const migrating = config.MIGRATE_ON_START
+  const client = await connectWithRetries(config, log, migrating ? config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL : config.DATABASE_URL)
+  try {
+    if (migrating) {
+      await migrate(client, log)
+      return
+    }
+    const { database, latest } = await schemaVersions(client)
+    if (database < latest) throw new SchemaBehind(database, latest)
+  } finally {
+    await client.end()
   }
 }

@@ -1,32 +1,32 @@
 import fastifyPostgres from '@fastify/postgres'
 import type { FastifyInstance } from 'fastify'
-import { Slots, connectWithRetries, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, postgresRepository, redactedUrl, run } from '../../lib/postgres.js'
+import { Slots, itemSerializer, jsonIntegerKey, jsonStringKey, postgresRepository, prepareDatabase, redactedUrl, run } from '../../lib/postgres.js'
 import type { Store } from '../../lib/repository.js'
 import { ProductSchema, type Product } from '../../schemas/product.js'
 import { UserSchema, type User } from '../../schemas/user.js'
 
 /**
  * The PostgreSQL store of DATABASE_URL: reached (with retries) and migrated before the service
- * starts, then a pool (@fastify/postgres) shared by the repositories. Queries and waits for a
+ * starts (or, with MIGRATE_ON_START=false, checked to be migrated), then a pool (@fastify/postgres)
+ * shared by the repositories. Queries and waits for a
  * connection are bounded by DATABASE_STATEMENT_TIMEOUT; a lost database makes requests fail with
  * 503 until it is back, when new connections are made as they are needed. A long list holds a
  * connection while its client reads it (lib/postgres.ts): lists leave two of the pool to the rest.
  */
 export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   const { config, log } = fastify
-  const client = await connectWithRetries(config, log)
-  try {
-    await migrate(client, log)
-  } finally {
-    await client.end()
-  }
+  await prepareDatabase(config, log)
 
   const timeout = config.DATABASE_STATEMENT_TIMEOUT
+  // Behind a transaction pooler, a connection's parameters and prepared statements do not follow
+  // the client from one transaction to the next (PgBouncer refuses statement_timeout when
+  // connecting): the client-side query_timeout still bounds every query.
+  const pooled = config.DATABASE_POOLER === 'transaction'
   await fastify.register(fastifyPostgres, {
     connectionString: config.DATABASE_URL,
     max: config.DATABASE_POOL_SIZE,
     connectionTimeoutMillis: timeout,
-    statement_timeout: timeout,
+    ...(pooled ? {} : { statement_timeout: timeout }),
     query_timeout: timeout,
     keepAlive: true,
     application_name: 'servant-example-api'
@@ -43,9 +43,10 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
     users: postgresRepository(pool, 'users', {
       sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') },
       serializer: itemSerializer<User>(UserSchema),
-      slots
+      slots,
+      namedStatements: !pooled
     }),
-    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots }),
+    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots, namedStatements: !pooled }),
     async check () {
       await run(pool, { text: 'SELECT 1' })
     }

@@ -28,12 +28,16 @@ export async function testDatabase (): Promise<string> {
 
 /**
  * Which store build() gives the app when the test does not choose: `memory`, or `postgres` (a
- * fresh database each time) when the test process sets TEST_STORE=postgres. The collection suites
- * run once with each (routes/collections.postgres.test.ts), as both stores make the same promises.
+ * fresh database each time) when the test process sets TEST_STORE=postgres, or the same through a
+ * transaction-pooling pgbouncer with TEST_STORE=pgbouncer. The collection suites run with each
+ * (routes/collections.postgres.test.ts, collections.pgbouncer.test.ts): every store makes the same promises.
  */
 async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
-  if (process.env.TEST_STORE !== 'postgres' || env.DATABASE_URL !== undefined || env.STORE === 'memory') return env
-  return { ...env, DATABASE_URL: await testDatabase() }
+  const store = process.env.TEST_STORE
+  if ((store !== 'postgres' && store !== 'pgbouncer') || env.DATABASE_URL !== undefined || env.STORE === 'memory') return env
+  if (store === 'postgres') return { ...env, DATABASE_URL: await testDatabase() }
+  const { pooledDatabase } = await import('./pgbouncer.js')
+  return { DATABASE_POOLER: 'transaction', ...env, DATABASE_URL: await pooledDatabase() }
 }
 
 /**

@@ -67,10 +67,10 @@ export async function freePort (): Promise<number> {
   return port
 }
 
-interface Account { uid: number, gid: number }
+export interface Account { uid: number, gid: number }
 
 /** As root: the `postgres` system user that runs the server, created if missing. */
-function serverAccount (): Account | undefined {
+export function serverAccount (): Account | undefined {
   if (process.getuid?.() !== 0) return undefined
   const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' })
   if (id('-u').status !== 0) {

@@ -6,6 +6,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, postgresRepository, redactedUrl, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
+import { PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
 import { StoredJson, readAll } from '../../lib/repository.js'
 import { ProductSchema } from '../../schemas/product.js'
@@ -210,4 +211,31 @@ t.test('storeUnavailable and redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://u:one@db/app?sslmode=require&sslpassword=two&PASSWORD=three'),
     'postgres://u:***@db/app?sslmode=require&sslpassword=***&PASSWORD=***', 'every form of it')
   t.equal(redactedUrl('postgres://[db'), 'the database of DATABASE_URL', 'a URL that does not parse is not echoed')
+})
+
+t.test('through a transaction-pooling pgbouncer: unnamed statements work, named ones break', { skip: PGBOUNCER === undefined ? 'pgbouncer is not installed' : false }, async (t) => {
+  const server = await testPostgres()
+  const direct = await server.createDatabase()
+  const setup = new pg.Client(direct)
+  await setup.connect()
+  await migrate(setup, { info () {} })
+  await setup.end()
+  // Two server connections for eight clients: a client's next statement may run on either.
+  const bouncer = await startPgBouncer(server.port, { poolSize: 2 })
+  t.teardown(() => bouncer.stop())
+  const pool = new pg.Pool({ connectionString: bouncer.url(new URL(direct).pathname.slice(1)), max: 8 })
+  pool.on('error', () => {})
+  t.teardown(() => pool.end())
+  const reads = (repository: ReturnType<typeof postgresRepository<Item>>) =>
+    Promise.allSettled(Array.from({ length: 200 }, (_, i) => repository.get(1 + (i % 2))))
+
+  const unnamed = await reads(postgresRepository<Item>(pool, 'users', { namedStatements: false }))
+  t.same(unnamed.filter((outcome) => outcome.status === 'rejected'), [], '200 reads, every one answered')
+  const named = await reads(postgresRepository<Item>(pool, 'users', { namedStatements: true }))
+  t.match(named.find((outcome) => outcome.status === 'rejected'), { reason: { message: /prepared statement .* (does not exist|already exists)/ } },
+    'named: a statement prepared on one server connection is asked of another')
+
+  // A parameter set when connecting is refused by the pooler: the service sends none behind it.
+  const withTimeout = new pg.Client({ connectionString: bouncer.url('postgres'), statement_timeout: 1000 })
+  await t.rejects(withTimeout.connect(), /unsupported startup parameter: statement_timeout/)
 })

@@ -1,11 +1,16 @@
+import fs from 'node:fs'
 import type { IncomingMessage } from 'node:http'
+import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { projectRoot } from '../../../lib/config.js'
+import { migrate } from '../../../lib/postgres.js'
 import { SAMPLE_USERS, type User } from '../../../schemas/user.js'
-import { assertError, baseUrl, build, json, logSink, openStream, until } from '../../helpers/index.js'
+import { assertError, baseUrl, build, json, logSink, openStream, testDatabase, until } from '../../helpers/index.js'
 import { tcpProxy, testPostgres } from '../../helpers/postgres.js'
+import { PASSWORD, USER } from '../../helpers/postgres-server.js'
 
 const SAMPLE_JSON = JSON.stringify(SAMPLE_USERS)
 const BASIC = { authorization: `Basic ${Buffer.from('servant:server').toString('base64')}` }
@@ -308,3 +313,61 @@ t.test('long lists on PostgreSQL', async (t) => {
 function user20000 (): User {
   return { name: 'User 20000', age: 0, email: `${'x'.repeat(1000)}user20000@example.org`, registration_date: '2026-11-22' }
 }
+
+/**
+ * deploy/README.md's two roles, as its SQL makes them (names made unique: roles are the server's,
+ * shared by every test process): the database, and the URLs of the migration role and the service's.
+ */
+async function twoRoles (): Promise<{ migrator: string, app: string, database: string }> {
+  const { port } = await testPostgres()
+  const readme = fs.readFileSync(path.join(projectRoot, 'deploy', 'README.md'), 'utf8')
+  const sql = /```sql\n(CREATE ROLE servant_migrator[^]*?)```/.exec(readme)?.[1]
+  if (sql === undefined) throw new Error('deploy/README.md has no SQL block of the two roles')
+  const suffix = `${process.pid}_${Date.now()}`
+  const named = sql.replaceAll('servant_migrator', `migrator_${suffix}`).replaceAll('servant_app', `app_${suffix}`)
+    .replace(/\bDATABASE servant\b/g, `DATABASE roles_${suffix}`).replace('\\connect servant', `\\connect roles_${suffix}`)
+  const [before, after] = named.split(`\\connect roles_${suffix}\n`) as [string, string]
+  const admin = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
+  for (const [database, text] of [['postgres', before], [`roles_${suffix}`, after]] as const) {
+    const client = new pg.Client(admin(database))
+    await client.connect()
+    try {
+      for (const statement of text.split(/;\s*\n/).map((part) => part.replace(/^--.*$/gm, '').trim()).filter(Boolean)) await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  const role = (name: string, password: string) => `postgres://${name}_${suffix}:${password}@127.0.0.1:${port}/roles_${suffix}`
+  return { migrator: role('migrator', 'migrator-password'), app: role('app', 'app-password'), database: admin(`roles_${suffix}`) }
+}
+
+t.test('two roles, as deploy/README.md makes them: the migrations by DATABASE_MIGRATION_URL, the service with a role that only reads and writes rows', async (t) => {
+  const { migrator, app: appUrl, database } = await twoRoles()
+  const app = await build(t, { DATABASE_URL: appUrl, DATABASE_MIGRATION_URL: migrator })
+  const id = createdId(await write(app, 'POST', '/users', user(1)))
+  t.same(json(await app.inject({ url: `/users/${id}` })), user(1), 'the service reads and writes with its role')
+  t.equal((await app.inject({ url: '/users', headers: { range: 'id' } })).headers['total-count'], '3', 'the sizes kept by the triggers, which run as it')
+
+  const admin = new pg.Client(database)
+  await admin.connect()
+  t.teardown(() => admin.end())
+  const owners = await admin.query("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
+  t.same(owners.rows.map((row) => row.tableowner), [new URL(migrator).username], 'every table is the migration role\'s')
+  const asApp = new pg.Client(appUrl)
+  await asApp.connect()
+  t.teardown(() => asApp.end())
+  await t.rejects(asApp.query('CREATE TABLE intruder (x int)'), { code: '42501' }, 'the service\'s role may not change the schema')
+  await t.rejects(asApp.query('DROP TABLE users'), { code: '42501' })
+})
+
+t.test('MIGRATE_ON_START=false: a database behind this version is refused at start, naming the migrate command; one up to date is used', async (t) => {
+  const url = await testDatabase()
+  await t.rejects(build(t, { DATABASE_URL: url, MIGRATE_ON_START: 'false' }),
+    { code: 'FST_ERR_SCHEMA_BEHIND', message: /^The database is at migration 0; this version needs \d+: apply the migrations first \(`node dist\/bundle\/server\.js migrate`/ })
+  const client = new pg.Client(url)
+  await client.connect()
+  await migrate(client, { info () {} })
+  await client.end()
+  const app = await build(t, { DATABASE_URL: url, MIGRATE_ON_START: 'false' })
+  t.equal((await app.inject({ url: '/users' })).body, SAMPLE_JSON, 'migrated beforehand: served')
+})

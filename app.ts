@@ -7,6 +7,7 @@ import { shorten } from './lib/errors.js'
 import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
 import { requestId } from './lib/request-id.js'
 import { lazyChildLoggerFactory } from './lib/logger.js'
+import { activeTracing } from './lib/tracing.js'
 
 /** How often (ms) node:http looks for clients past HEADERS_TIMEOUT or REQUEST_TIMEOUT. */
 export const TIMEOUT_CHECK_INTERVAL_MS = 500
@@ -32,6 +33,8 @@ export function serverOptions (config: Config, { edge = true }: Pick<AppOptions,
     genReqId: edge ? requestId : undefined,
     // A request's logger is made when it first writes a line (see lib/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory,
+    // With tracing (lib/tracing.ts, started before): "incoming request" waits for the request's span.
+    logController: activeTracing()?.logController,
     logger: {
       level: config.LOG_LEVEL,
       serializers: {

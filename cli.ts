@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import app, { serverOptions, type AppOptions } from './app.js'
 import { loadConfig, loadEnvFile, warnUnknownSettings } from './lib/config.js'
+import { startTracing } from './lib/tracing.js'
 
 /**
  * `fastify start` (npm run dev) on the app of server.ts, with the same settings:
@@ -13,6 +14,8 @@ import { loadConfig, loadEnvFile, warnUnknownSettings } from './lib/config.js'
  */
 const fromFile = loadEnvFile()
 const config = loadConfig()
+// With OTEL_EXPORTER_OTLP_ENDPOINT: before the app loads pg, and before the server options.
+startTracing()
 
 /** The app, after a warning for each variable of .env that the service does not read. */
 export default async function devApp (fastify: FastifyInstance, opts: AppOptions) {

@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
 import { InvalidConfiguration, loadConfig, loadEnvFile, warnUnknownSettings, type Config } from './lib/config.js'
+import { startTracing } from './lib/tracing.js'
 
 /** Reads the settings, builds the app and listens; exits the process if it cannot start. */
 export async function start (): Promise<void> {
@@ -13,6 +14,8 @@ export async function start (): Promise<void> {
   try {
     fromFile = loadEnvFile()
     config = loadConfig()
+    // With OTEL_EXPORTER_OTLP_ENDPOINT (here or in .env): before the app, which loads pg.
+    startTracing()
     server = Fastify(serverOptions(config))
   } catch (err) {
     // Every refused setting, a line each; anything else that stops the start here, in one line:

@@ -194,10 +194,11 @@ async function autocannonRun (url, { method, body, headers, duration, connection
  * The same request against several servers (from startService, startRaw…), in alternating rounds
  * so that all see the same machine. For each, in the order given: the median requests/s, and the
  * median server CPU time per request in µs, which the load generator sharing the machine disturbs
- * far less than throughput.
+ * far less than throughput; and how many requests it was sent in all, warm-up included.
  */
 export async function compare (servers, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
-  for (const { url } of servers) await load(url + requestPath, { headers, duration: 1 })
+  const sent = servers.map(() => 0)
+  for (const [index, { url }] of servers.entries()) sent[index] += (await load(url + requestPath, { headers, duration: 1 })).requests
   const rps = servers.map(() => [])
   const cpu = servers.map(() => [])
   for (let i = 0; i < rounds; i++) {
@@ -206,9 +207,10 @@ export async function compare (servers, requestPath, { headers = {}, rounds = 5,
       const run = await load(server.url + requestPath, { headers, duration })
       rps[index].push(run.rps)
       cpu[index].push((server.cpuMicros() - before) / run.requests)
+      sent[index] += run.requests
     }
   }
-  return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]) }))
+  return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]), requests: sent[index] }))
 }
 
 /**

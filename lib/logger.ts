@@ -15,7 +15,7 @@ type Log = (...args: unknown[]) => void
  */
 class LazyLogger {
   readonly #parent: FastifyBaseLogger
-  readonly #bindings: Bindings
+  #bindings: Bindings
   readonly #options: ChildLoggerOptions
   readonly #threshold: number
   #child: FastifyBaseLogger | undefined
@@ -42,6 +42,26 @@ class LazyLogger {
   fatal (...args: unknown[]) { if (this.#threshold <= 60) (this.#real().fatal as Log)(...args) }
   silent () {}
   child (bindings: Bindings, options?: ChildLoggerOptions) { return this.#real().child(bindings, options) }
+
+  /**
+   * Adds `bindings` to every line written from now on: a request's trace ids, known only once its
+   * span has started (lib/tracing.ts). Before the first line they join the bindings the child will
+   * be made with, which costs no child now; after it, a child of that child takes them.
+   */
+  bind (bindings: Bindings): void {
+    if (this.#child === undefined) this.#bindings = { ...this.#bindings, ...bindings }
+    else this.#child = this.#child.child(bindings)
+  }
+}
+
+/**
+ * Adds `bindings` to the lines a request's logger writes from now on (see LazyLogger.bind): false,
+ * and nothing bound, for a logger that `lazyChildLoggerFactory` did not make.
+ */
+export function bindRequestLogger (log: FastifyBaseLogger, bindings: Bindings): boolean {
+  if (!(log instanceof LazyLogger)) return false
+  log.bind(bindings)
+  return true
 }
 
 /** Server option `childLoggerFactory`: see LazyLogger. */

@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { build, logSink } from '../helpers/index.js'
-import { lazyChildLoggerFactory } from '../../lib/logger.js'
+import { bindRequestLogger, lazyChildLoggerFactory } from '../../lib/logger.js'
 
 /** A root pino logger writing to a sink, its `child` counted. */
 function counted (level: string) {
@@ -51,4 +51,30 @@ t.test('in the service: request lines carry the reqId at info, none are written 
   const quiet = await build(t, {}, { logger: warn.logger })
   await quiet.inject({ url: '/hello' })
   t.equal(warn.entries.filter((e) => e.reqId !== undefined).length, 0)
+})
+
+t.test('bindRequestLogger: the bindings are on every line from then on; bound before the first line, no child is made for them', async (t) => {
+  const { root, entries, children } = counted('info')
+  const log = lazyChildLoggerFactory.call(Fastify(), root, { reqId: 'r-3' }, {}, undefined as never)
+  log.debug('below the level')
+  t.ok(bindRequestLogger(log, { trace_id: 't-1', span_id: 's-1' }))
+  t.equal(children(), 0, 'binding makes nothing')
+  log.info('first'); log.warn('second')
+  t.equal(children(), 1, 'one child, made with the bindings')
+  t.same(entries.map((e) => [e.reqId, e.trace_id, e.span_id, e.msg]), [['r-3', 't-1', 's-1', 'first'], ['r-3', 't-1', 's-1', 'second']])
+
+  // Bound after a line was written (at info, "incoming request" may come first): a child of that child.
+  const late = lazyChildLoggerFactory.call(Fastify(), root, { reqId: 'r-4' }, {}, undefined as never)
+  late.info('before')
+  bindRequestLogger(late, { trace_id: 't-2' })
+  late.info('after')
+  t.equal(children(), 3)
+  t.same(entries.slice(2).map((e) => [e.reqId, e.trace_id, e.msg]), [['r-4', undefined, 'before'], ['r-4', 't-2', 'after']])
+})
+
+t.test('bindRequestLogger leaves alone a logger lazyChildLoggerFactory did not make', async (t) => {
+  const { root, entries } = counted('info')
+  t.equal(bindRequestLogger(root, { trace_id: 't-3' }), false)
+  root.info('plain')
+  t.equal(entries[0]?.trace_id, undefined)
 })

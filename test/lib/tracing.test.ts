@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import t from 'tap'
+import { serverOptions } from '../../app.js'
+import { loadConfig } from '../../lib/config.js'
+import { activeTracing, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
+import { build, logSink, serverEntry } from '../helpers/index.js'
+
+// Tracing is never started in this process: what tracing off leaves of it (nothing), and the
+// parts of lib/tracing.ts that need no collector. The spans themselves: test/plugins/external/otel.test.ts.
+
+const OTEL_VARIABLES = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
+for (const name of OTEL_VARIABLES) delete process.env[name]
+
+t.test('on only with an endpoint, and unless the SDK or its trace exporter is turned off', async (t) => {
+  const endpoint = 'http://collector:4318'
+  t.equal(tracesEndpoint({}), undefined, 'no endpoint: off')
+  t.equal(tracesEndpoint({ OTEL_SERVICE_NAME: 'api', OTEL_TRACES_SAMPLER: 'always_on' }), undefined, 'other variables alone: off')
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }), undefined, 'blank: off')
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }), endpoint)
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }), `${endpoint}/v1/traces`)
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/v1/traces' }), 'https://traces.example/v1/traces', 'the traces one first')
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'TRUE' }), undefined, 'OTEL_SDK_DISABLED=true: off')
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'false' }), endpoint)
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'none' }), undefined, 'OTEL_TRACES_EXPORTER=none: off')
+  t.equal(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'otlp' }), endpoint)
+  for (const value of ['collector:4318', 'grpc://collector:4317', 'not a url']) {
+    t.throws(() => tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: value }), { message: `env/OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, not ${JSON.stringify(value)}` }, value)
+  }
+})
+
+t.test('off: nothing of OpenTelemetry is loaded, registered or written, request after request', async (t) => {
+  t.equal(startTracing(), undefined, 'no endpoint in the environment: not started')
+  t.equal(activeTracing(), undefined)
+  t.equal(serverOptions(loadConfig({})).logController, undefined, 'Fastify\'s own LogController')
+  const sink = logSink('info')
+  const app = await build(t, {}, { logger: sink.logger })
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: '/hello', headers: { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` } })).statusCode, 200)
+  t.notOk(app.hasPlugin('@fastify/otel'), 'no request span plugin')
+  t.equal(sink.entries.filter((entry) => 'trace_id' in entry).length, 0, 'no trace ids in the log')
+  t.notOk(sink.entries.some((entry) => String(entry.msg).startsWith('tracing')), 'no tracing line')
+  // prom-client (METRICS) loads @opentelemetry/api for its exemplars; nothing else of OpenTelemetry may be.
+  const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /node_modules[/\\](@fastify[/\\]otel|@opentelemetry[/\\](?!api[/\\])|require-in-the-middle|import-in-the-middle)/.test(file))
+  t.same(loaded, [], 'no module of the SDK, the exporter or the instrumentations')
+})
+
+t.test('the production bundle holds none of it: tracing off, the start reads no more than before', async (t) => {
+  const bundle = fs.readFileSync(path.join(path.dirname(serverEntry), 'service.cjs'), 'utf8')
+  t.ok(bundle.includes('"dist/lib/tracing.js"'), 'lib/tracing.ts is in it')
+  t.notMatch(bundle, /"node_modules\/(@fastify\/otel|@opentelemetry\/(?!api\/)|require-in-the-middle|import-in-the-middle)/, 'no module of the SDK, the exporter or the instrumentations (@opentelemetry/api is prom-client\'s)')
+})
+
+t.test('an endpoint that is no URL stops the production entry, naming the variable', async (t) => {
+  const run = spawnSync(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH, PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+    encoding: 'utf8',
+    timeout: 30_000
+  })
+  t.equal(run.status, 1, 'exit 1')
+  t.equal(run.stderr.trim(), 'Invalid configuration: env/OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, not "collector:4318"')
+})
+
+t.test('warnings: kept until the logger is known; the limited ones at most one an interval, counting those left out', async (t) => {
+  let now = 1_000_000
+  const written: Array<[object, string]> = []
+  const log = { warn: (fields: object, message: string) => { written.push([fields, message]) } }
+  const warnings = new TracingWarnings(60_000, () => now)
+  warnings.now({}, 'said at start')
+  warnings.limited({ err: 'a' }, 'export failed')
+  warnings.limited({ err: 'b' }, 'export failed')
+  t.same(written, [], 'nothing before the logger')
+  warnings.logTo(log as never)
+  t.same(written, [[{}, 'said at start'], [{ err: 'a' }, 'export failed']], 'then what was kept, the second failure left out')
+  now += 59_999
+  warnings.limited({ err: 'c' }, 'export failed')
+  warnings.now({ limitMs: 5 }, 'flush too slow')
+  now += 1
+  warnings.limited({ err: 'd' }, 'export failed')
+  t.same(written.slice(2), [[{ limitMs: 5 }, 'flush too slow'], [{ err: 'd', suppressed: 2 }, 'export failed']], 'one a minute, with the count of those left out; `now` ones always')
+  now += 60_000
+  warnings.limited({ err: 'e' }, 'export failed')
+  t.same(written.at(-1), [{ err: 'e' }, 'export failed'], 'the count starts again')
+})

@@ -27,13 +27,25 @@ const cacheOff = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined
 const { enableCompileCache } = Module as { enableCompileCache?: (directory: string) => unknown }
 enableCompileCache?.(cacheDirectory)
 
+// `server.js` serves; `server.js migrate` applies the database's migrations and ends (service.ts).
+const command = process.argv[2]
+if (command !== undefined && command !== 'migrate') {
+  console.error(`Unknown command ${JSON.stringify(command)}: \`node server.js\` serves, \`node server.js migrate\` applies the database's migrations`)
+  process.exit(2)
+}
+
 if (fs.existsSync(bundle)) {
   mapBundleStacks(bundle)
   const { service, saveCache } = load(bundle)
-  await service.start()
-  saveCache()
+  if (command === 'migrate') {
+    await service.migrate()
+  } else {
+    await service.start()
+    saveCache()
+  }
 } else {
-  await (await import('./service.js')).start()
+  const service = await import('./service.js')
+  await (command === 'migrate' ? service.migrate() : service.start())
 }
 
 /**

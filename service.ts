@@ -1,32 +1,60 @@
 // The service as the container runs it (through server.ts): .env and the settings, the app, listen,
-// and a close with grace on SIGTERM.
-import Fastify from 'fastify'
+// and a close with grace on SIGTERM. Or, as a release step, the database's migrations alone.
+import Fastify, { type FastifyBaseLogger } from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
 import { InvalidConfiguration, loadConfig, loadEnvFile, warnUnknownSettings, type Config } from './lib/config.js'
 import { startTracing } from './lib/tracing.js'
 
-/** Reads the settings, builds the app and listens; exits the process if it cannot start. */
-export async function start (): Promise<void> {
-  let config: Config
-  let server: ReturnType<typeof Fastify>
-  let fromFile: string[]
+/**
+ * `.env`, the settings and the server (its logger): every refused setting printed, a line each, and
+ * the process ended, as anything else that stops it here, in one line: never an uncaught error,
+ * which would print the (bundled) source line it came from.
+ */
+function settings (): { config: Config, server: ReturnType<typeof Fastify> } {
   try {
-    fromFile = loadEnvFile()
-    config = loadConfig()
+    const fromFile = loadEnvFile()
+    const config = loadConfig()
     // With OTEL_EXPORTER_OTLP_ENDPOINT (here or in .env): before the app, which loads pg.
     startTracing()
-    server = Fastify(serverOptions(config))
+    const server = Fastify(serverOptions(config))
+    // A typo in .env (DATABSE_URL) would quietly leave the setting it meant at its default.
+    warnUnknownSettings(server.log, fromFile)
+    return { config, server }
   } catch (err) {
-    // Every refused setting, a line each; anything else that stops the start here, in one line:
-    // never an uncaught error, which would print the (bundled) source line it came from.
     const lines = err instanceof InvalidConfiguration ? err.problems : [String((err as Error).message ?? err).split('\n')[0]]
     for (const line of lines) console.error(`Invalid configuration: ${line}`)
     process.exit(1)
   }
+}
 
-  // A typo in .env (DATABSE_URL) would quietly leave the setting it meant at its default.
-  warnUnknownSettings(server.log, fromFile)
+/** Ends the process after a failure, its reason on one log line. */
+function fail (log: FastifyBaseLogger, what: string, err: unknown): never {
+  log.fatal({ err }, `${what}: ${(err as Error).message}`)
+  process.exit(1)
+}
+
+/**
+ * `server.js migrate`: applies the migrations (DATABASE_MIGRATION_URL, else DATABASE_URL), whatever
+ * MIGRATE_ON_START says, and ends: exit 0 once the database is at the latest migration, 1 with the
+ * reason otherwise. A release step runs it before the new replicas start (a Kubernetes init
+ * container, a CI job), and they run with MIGRATE_ON_START=false.
+ */
+export async function migrate (): Promise<void> {
+  const { config, server } = settings()
+  try {
+    // Loaded here: `server.js` alone loads no database driver.
+    const { migrateDatabase } = await import('./lib/postgres.js')
+    const version = await migrateDatabase(config, server.log)
+    server.log.info({ version }, 'database migrated')
+  } catch (err) {
+    fail(server.log, 'could not migrate', err)
+  }
+}
+
+/** Reads the settings, builds the app and listens; exits the process if it cannot start. */
+export async function start (): Promise<void> {
+  const { config, server } = settings()
 
   // SIGTERM (docker stop, which kills 10 s later) or SIGINT: drain and close (plugins/shutdown.ts)
   // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1.
@@ -41,7 +69,6 @@ export async function start (): Promise<void> {
     await server.listen({ host: config.HOST, port: config.PORT })
   } catch (err) {
     // E.g. the database cannot be reached, or the port is taken: the message says which.
-    server.log.fatal({ err }, `could not start: ${(err as Error).message}`)
-    process.exit(1)
+    fail(server.log, 'could not start', err)
   }
 }

@@ -589,3 +589,24 @@ export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogg
     await client.end()
   }
 }
+
+/** No database to migrate: neither DATABASE_MIGRATION_URL nor DATABASE_URL is set. */
+export const NoDatabase = createError('FST_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)
+
+/**
+ * The migrations of migrations/ applied to the database of DATABASE_MIGRATION_URL (else
+ * DATABASE_URL), reached with retries as at start-up: the release step's command. Answers the
+ * database's migration version after.
+ */
+export async function migrateDatabase (config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<number> {
+  const url = config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL
+  if (url === undefined) throw new NoDatabase()
+  const client = await connectWithRetries(config, log, url)
+  try {
+    await migrate(client, log)
+    return (await schemaVersions(client)).database
+  } finally {
+    await client.end()
+  }
+}
+

@@ -54,9 +54,9 @@ const loaded = [...autoloaded(path.join(dist, 'plugins')), ...autoloaded(path.jo
   .filter((file) => file !== path.join(dist, 'plugins', 'config.js'))
   .map((file) => path.relative(dist, file).split(path.sep).join('/'))
 
-/** service.cjs exports start() and, by path, a loader of each module autoload loads. */
+/** service.cjs exports start() and migrate() and, by path, a loader of each module autoload loads. */
 const main = [
-  `export { start } from ${JSON.stringify(path.join(dist, 'service.js'))}`,
+  `export { migrate, start } from ${JSON.stringify(path.join(dist, 'service.js'))}`,
   'export const modules = {',
   ...loaded.map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path.join(dist, name))}),`),
   '}'

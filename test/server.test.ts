@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import pg from 'pg'
 import t from 'tap'
+import { projectRoot } from '../lib/config.js'
 import { serverEntry, startServer, testDatabase, until, type RunningServer } from './helpers/index.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
@@ -163,4 +165,51 @@ t.test('a client that reads a stream as fast as it can does not keep others wait
     'the other requests are answered')
   t.ok(received < 900e6, `while the 10,000,000 lines are still streaming (${Math.round(received / 1e6)} MB of 920 read)`)
   fast.destroy()
+})
+
+t.test('server.js migrate: applies the migrations (by DATABASE_MIGRATION_URL when set) and exits 0; a failure exits 1 with the reason', async (t) => {
+  const migrate = (env: Record<string, string>) => spawnSync(process.execPath, [serverEntry, 'migrate'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', DATABASE_STARTUP_TIMEOUT: '0', ...env },
+    encoding: 'utf8',
+    timeout: 60_000
+  })
+  const logs = (run: ReturnType<typeof migrate>) => run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  const versionOf = async (url: string) => {
+    const client = new pg.Client(url)
+    await client.connect()
+    try {
+      return (await client.query('SELECT max(version)::int AS version FROM schemaversion')).rows[0].version as number
+    } finally {
+      await client.end()
+    }
+  }
+  const latest = fs.readdirSync(path.join(projectRoot, 'migrations')).filter((name) => /^\d+\.do\./.test(name)).length
+
+  const url = await testDatabase()
+  const first = migrate({ DATABASE_URL: url, MIGRATE_ON_START: 'false' })
+  t.equal(first.status, 0, 'exit 0, whatever MIGRATE_ON_START says')
+  t.same(logs(first).filter((entry) => /migrat/.test(entry.msg)).map((entry) => entry.msg),
+    [...Array.from({ length: latest }, () => 'database migration applied'), 'database migrated'])
+  t.equal(await versionOf(url), latest, 'the database is at the latest migration')
+  const again = migrate({ DATABASE_URL: url })
+  t.equal(again.status, 0)
+  t.match(logs(again).find((entry) => entry.msg === 'database migrated'), { version: latest }, 'again: nothing to apply')
+
+  // In production, as the Kubernetes init container runs it: the migration role's URL is used.
+  const other = await testDatabase()
+  const production = migrate({ NODE_ENV: 'production', DATABASE_URL: 'postgres://app:x@127.0.0.1:1/none', DATABASE_MIGRATION_URL: other })
+  t.equal(production.status, 0, 'DATABASE_MIGRATION_URL, not DATABASE_URL')
+  t.equal(await versionOf(other), latest)
+
+  const unreachable = migrate({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app' })
+  t.equal(unreachable.status, 1)
+  t.match(logs(unreachable).find((entry) => entry.level === 60)?.msg, /^could not migrate: The database at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app is unreachable/)
+  t.notMatch(unreachable.stdout + unreachable.stderr, /hunter2/, 'the password is not shown')
+  const none = migrate({})
+  t.equal(none.status, 1)
+  t.match(logs(none).find((entry) => entry.level === 60)?.msg, 'could not migrate: No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL')
+
+  const unknown = spawnSync(process.execPath, [serverEntry, 'migrat'], { env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+  t.equal(unknown.status, 2, 'an unknown command: exit 2')
+  t.match(unknown.stderr, /^Unknown command "migrat": `node server.js` serves, `node server.js migrate` applies the database's migrations/)
 })

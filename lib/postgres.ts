@@ -609,4 +609,3 @@ export async function migrateDatabase (config: Config, log: Pick<FastifyBaseLogg
     await client.end()
   }
 }
-

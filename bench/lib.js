@@ -218,10 +218,47 @@ export async function compare (servers, requestPath, { headers = {}, rounds = 5,
  * Node runs as it is), in a temporary directory removed when it stops. `createDatabase(name)`
  * gives the URL of a new database.
  */
+/**
+ * A process's CPU time (utime + stime), and its ended children's (cutime + cstime), in
+ * microseconds, and its parent's pid (Linux); undefined once it is gone.
+ */
+function processTimes (pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const micros = (index) => Number(fields[index]) * 1e6 / CLOCK_TICKS
+    return { ppid: Number(fields[1]), micros: micros(11) + micros(12), endedChildren: micros(13) + micros(14) }
+  } catch {
+    return undefined
+  }
+}
+
 export async function startDatabase () {
   const server = await startPostgresServer()
+  // The postmaster: the process listening with `-p <port>`; its children are the backends.
+  const postmaster = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).find((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(` -p ${server.port} `)
+    } catch {
+      return false
+    }
+  })
   return {
     createDatabase: (name) => createDatabase(server.url, name),
+    /**
+     * CPU time (user + system) the server has used so far, in microseconds: the postmaster, the
+     * processes it runs now, and those that ended (a backend's time moves to the postmaster's
+     * children's when its connection closes).
+     */
+    cpuMicros () {
+      if (postmaster === undefined) return NaN
+      const own = processTimes(postmaster)
+      let total = (own?.micros ?? 0) + (own?.endedChildren ?? 0)
+      for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+        const times = processTimes(pid)
+        if (times?.ppid === Number(postmaster)) total += times.micros
+      }
+      return total
+    },
     stop: () => server.stop()
   }
 }

@@ -1,7 +1,7 @@
 // The user store on memory and on PostgreSQL, same run: GET /users, GET /users/1 and POST /users,
 // with one service process and with two (the load split across them, as behind a proxy).
-// Requests/s (summed over the processes), p99 latency (the worse process), service CPU per request,
-// alternating rounds, medians. Then the time from spawn to the first 200 on GET /users, both stores.
+// Requests/s (summed over the processes), p99 latency (the worse process), service CPU per request
+// and PostgreSQL's (its server processes), alternating rounds, medians. Then the time from spawn to the first 200 on GET /users, both stores.
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- store`.
 import { spawn } from 'node:child_process'
 import { freePort, load, median, printTable, serverEntry, startDatabase, startService, waitFor } from './lib.js'
@@ -19,13 +19,19 @@ const REQUESTS = [
 
 /** One round of `request` on a setup: every process loaded at once, the connections split. */
 async function round (processes, { path, method, body, headers }) {
+  const databaseBefore = database.cpuMicros()
   const before = processes.map((server) => server.cpuMicros())
   const runs = await Promise.all(processes.map((server) => load(server.url + path, {
     method, body, headers, duration, connections: CONNECTIONS / processes.length
   })))
   const requests = runs.reduce((sum, run) => sum + run.requests, 0)
   const cpu = processes.reduce((sum, server, index) => sum + server.cpuMicros() - before[index], 0)
-  return { rps: runs.reduce((sum, run) => sum + run.rps, 0), p99: Math.max(...runs.map((run) => run.p99)), cpuMicros: cpu / requests }
+  return {
+    rps: runs.reduce((sum, run) => sum + run.rps, 0),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    cpuMicros: cpu / requests,
+    databaseMicros: (database.cpuMicros() - databaseBefore) / requests
+  }
 }
 
 /** Milliseconds from spawning the service to its first 200 on GET /users. */
@@ -64,7 +70,8 @@ try {
         processes: count,
         'req/s': Math.round(median(runs.map((run) => run.rps))),
         'p99 ms': median(runs.map((run) => run.p99)),
-        'µs CPU/req (service)': Number(median(runs.map((run) => run.cpuMicros)).toFixed(1))
+        'µs CPU/req (service)': Number(median(runs.map((run) => run.cpuMicros)).toFixed(1)),
+        'µs CPU/req (PostgreSQL)': store === 'memory' ? '' : Number(median(runs.map((run) => run.databaseMicros)).toFixed(1))
       })
     }
   }

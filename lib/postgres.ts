@@ -97,8 +97,8 @@ export class Slots {
 /** The tables of the collections, created by migrations/. */
 export type CollectionTable = 'users' | 'products'
 
-/** A collection's size, kept by migrations/004's triggers in the transaction of every write. */
-const sizeOf = (table: CollectionTable) => `(SELECT size FROM collection_sizes WHERE collection = '${table}')`
+/** A collection's size, kept by migrations/004's triggers in the transaction of every write (the sum of its 16 rows). */
+const sizeOf = (table: CollectionTable) => `(SELECT coalesce(sum(size), 0)::bigint FROM collection_sizes WHERE collection = '${table}')`
 
 /** A field name as the key expressions below write it into SQL. */
 const FIELD = /^[a-z_][a-z0-9_]*$/

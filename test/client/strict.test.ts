@@ -61,9 +61,29 @@ function userProject (t: Test): { root: string, files: string[] } {
   return { root, files }
 }
 
+/**
+ * The files parsed so far, shared by the programs of this file: parsing TypeScript's lib files
+ * (the DOM's alone is 1.5 MB) is most of a program's time. A file is the same to two programs that
+ * read it with the same language version and module format.
+ */
+const parsed = new Map<string, ts.SourceFile | undefined>()
+
+/** A compiler host for `options` that takes what it can from `parsed`. */
+function sharingHost (options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options)
+  const parse = host.getSourceFile.bind(host)
+  host.getSourceFile = (fileName, version, onError, create) => {
+    const { languageVersion, impliedNodeFormat } = typeof version === 'object' ? version : { languageVersion: version, impliedNodeFormat: undefined }
+    const key = `${languageVersion}:${impliedNodeFormat}:${fileName}`
+    if (!parsed.has(key)) parsed.set(key, parse(fileName, version, onError, create))
+    return parsed.get(key)
+  }
+  return host
+}
+
 /** The diagnostics of a program, one line each: `file:line: TS<code> message`. */
 function diagnostics (root: string, files: string[], options: ts.CompilerOptions): string[] {
-  return ts.getPreEmitDiagnostics(ts.createProgram(files, options)).map((diagnostic) => {
+  return ts.getPreEmitDiagnostics(ts.createProgram(files, options, sharingHost(options))).map((diagnostic) => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')
     if (diagnostic.file === undefined) return `TS${diagnostic.code} ${message}`
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0)

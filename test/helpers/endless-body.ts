@@ -1,5 +1,7 @@
 import net, { type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import { LINGER_BYTES } from '../../lib/lingering-close.js'
 
 /** What a client that kept sending a body saw, and what the server read of it. */
 export interface EndlessBodyResult {
@@ -81,4 +83,19 @@ export async function sendEndlessBody (app: FastifyInstance, head: string, chunk
   const server = serverSocket as Socket
   if (!server.destroyed) await new Promise((resolve) => server.once('close', resolve))
   return { ...parseAnswer(Buffer.concat(received)), ended, written, serverRead: server.bytesRead, ...(error === undefined ? {} : { error }) }
+}
+
+/**
+ * Asserts a body over `limit` refused as it must be: the whole 413 JSON answer with `Connection:
+ * close`, then the server's end of the connection, having read no more than the limit, what the
+ * close drops at most, and what node:http and the socket buffer (up to their high-water marks,
+ * 64 kB per read): bounded whatever the speed of either side.
+ */
+export function assertBodyRefused (t: Test, sent: EndlessBodyResult, limit: number, label: string): void {
+  t.equal(sent.status, 413, `${label}: 413`)
+  t.ok(sent.whole, `${label}: the whole answer arrived`)
+  t.match(JSON.parse(sent.body), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }, `${label}: the JSON error`)
+  t.equal(sent.headers.connection, 'close', `${label}: Connection: close`)
+  t.ok(sent.ended, `${label}: then the server ended the connection`)
+  t.ok(sent.serverRead < limit + LINGER_BYTES + 1024 * 1024, `${label}: the server read ${sent.serverRead} bytes of the ${sent.written} written`)
 }

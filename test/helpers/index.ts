@@ -292,3 +292,14 @@ export async function startServer (t: Test, env: Record<string, string> = {}, { 
   const url = /(http:\/\/127\.0\.0\.1:\d+)$/.exec(String(listening.msg))![1] as string
   return { child, url, logs, waitForLog, exited }
 }
+
+/** A response read to its end: its body, and whether it ended properly (`complete`) or was cut. */
+export function readBody (res: IncomingMessage): Promise<{ body: string, complete: boolean }> {
+  return new Promise((resolve) => {
+    let body = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => { body += chunk })
+    res.on('error', () => {})
+    res.on('close', () => resolve({ body, complete: res.complete }))
+  })
+}

@@ -1,12 +1,12 @@
 import { once } from 'node:events'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { assertError, baseUrl, buildPlugins, logSink, openStream, readLines, until } from '../helpers/index.js'
+import { assertError, baseUrl, buildPlugins, logSink, openStream, readBody, readLines, until } from '../helpers/index.js'
 import { CHUNK_SIZE } from '../../plugins/ndjson.js'
 
 const Item = Type.Object({ n: Type.Integer(), label: Type.String() })
@@ -112,17 +112,6 @@ async function listen (t: Test, logs?: ReturnType<typeof logSink>) {
   return { app, base: baseUrl(app) }
 }
 
-/** The whole body of a response, and whether it ended properly (`complete`) or was cut. */
-function readAll (res: IncomingMessage): Promise<{ body: string, complete: boolean }> {
-  return new Promise((resolve) => {
-    let body = ''
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => { body += chunk })
-    res.on('error', () => {})
-    res.on('close', () => resolve({ body, complete: res.complete }))
-  })
-}
-
 t.test('one compact JSON value per item, each followed by \\n, written by the schema', async (t) => {
   const app = await buildPlugins(t, routes)
   const expected = '{"n":1,"label":"a"}\n{"n":2,"label":"line\\nbreak \\"q\\""}\n'
@@ -207,7 +196,7 @@ t.test('a source that fails later: the lines produced are delivered, then the bo
   for (const count of [2, 3000]) {
     const res = await openStream(`${base}/fails-later?count=${count}`)
     t.equal(res.statusCode, 200, 'the status was already sent')
-    const { body, complete } = await readAll(res)
+    const { body, complete } = await readBody(res)
     t.equal(body.split('\n').length - 1, count, `all ${count} lines arrived`)
     t.ok(body.endsWith(`{"n":${count},"label":"${PAD}"}\n`), 'the last line is whole')
     t.equal(complete, false, 'the response is visibly incomplete (no final chunk)')
@@ -217,11 +206,11 @@ t.test('a source that fails later: the lines produced are delivered, then the bo
     t.equal((logged[0]?.err as { message?: string })?.message, 'source broke')
   }
 
-  const bad = await readAll(await openStream(`${base}/bad-item`))
+  const bad = await readBody(await openStream(`${base}/bad-item`))
   t.equal(bad.body, '{"n":1,"label":"ok"}\n', 'an item the schema cannot write stops the stream like a source error')
   t.equal(bad.complete, false)
 
-  const after = await readAll(await openStream(`${base}/count?count=2`))
+  const after = await readBody(await openStream(`${base}/count?count=2`))
   t.equal(after.complete, true, 'the server still answers')
   t.equal(after.body.split('\n').length - 1, 2)
 })
@@ -260,7 +249,7 @@ t.test('a client that goes away stops production: count=10000000, a few lines, s
   t.equal(logs.find((entry) => entry.msg === 'ndjson stream stopped early: the connection closed')?.items, pulled,
     'the log says how far it got')
 
-  const again = await readAll(await openStream(`${base}/count?count=3`))
+  const again = await readBody(await openStream(`${base}/count?count=3`))
   t.same(again, { body: `{"n":1,"label":"${PAD}"}\n{"n":2,"label":"${PAD}"}\n{"n":3,"label":"${PAD}"}\n`, complete: true },
     'the server still answers')
 })
@@ -308,7 +297,7 @@ t.test('the service shutting down: a running stream is cut after a whole line, v
     const closed = app.close()
     // A client that is not reading (the stream waits for it) gets the rest once it reads again.
     if (!reading) setTimeout(() => res.resume(), 200)
-    const { body, complete } = await readAll(res)
+    const { body, complete } = await readBody(res)
     await closed
     const client = reading ? 'reading client' : 'paused client'
     t.equal(complete, false, `${client}: the body is incomplete (the chunked body has no final chunk)`)

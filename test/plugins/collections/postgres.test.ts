@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
@@ -8,7 +7,7 @@ import t, { type Test } from 'tap'
 import { projectRoot } from '../../../lib/config.js'
 import { migrate } from '../../../lib/postgres.js'
 import { SAMPLE_USERS, type User } from '../../../schemas/user.js'
-import { assertError, baseUrl, build, json, logSink, openStream, testDatabase, until } from '../../helpers/index.js'
+import { assertError, baseUrl, build, json, logSink, openStream, readBody, testDatabase, until } from '../../helpers/index.js'
 import { tcpProxy, testPostgres } from '../../helpers/postgres.js'
 import { PASSWORD, USER } from '../../helpers/postgres-server.js'
 
@@ -238,17 +237,6 @@ async function insertUsers (url: string, count: number, pad = 0): Promise<void> 
   }
 }
 
-/** A response read to its end: its body, and whether it ended properly or was cut. */
-function readAll (res: IncomingMessage): Promise<{ body: string, complete: boolean }> {
-  return new Promise((resolve) => {
-    let body = ''
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => { body += chunk })
-    res.on('error', () => {})
-    res.on('close', () => resolve({ body, complete: res.complete }))
-  })
-}
-
 t.test('long lists on PostgreSQL', async (t) => {
   const server = await testPostgres()
 
@@ -269,7 +257,7 @@ t.test('long lists on PostgreSQL', async (t) => {
       if (failure === 'stopped') await proxy.stopped()
       else proxy.blackhole()
       res.resume()
-      const { body, complete } = await readAll(res)
+      const { body, complete } = await readBody(res)
       t.notOk(complete, `${failure}: the client sees the body is cut`)
       t.ok(body.length > 0 && !body.endsWith(']'), `${failure}: the list is incomplete`)
       await until(() => sink.entries.some((entry) => entry.msg === 'list failed: the response is cut short'))

@@ -3,15 +3,12 @@
 // connection between transactions, and its migrations run through the pooler at start. Skipped
 // where pgbouncer is not installed (CI installs it: .ci/run).
 import t from 'tap'
+import { collectionSuites } from '../helpers/collection-suites.js'
 import { PGBOUNCER } from '../helpers/pgbouncer.js'
 
 if (PGBOUNCER === undefined) {
   t.test('the collection suites through pgbouncer', { skip: 'pgbouncer is not installed (apt-get install pgbouncer)' }, async () => {})
 } else {
   process.env.TEST_STORE = 'pgbouncer'
-  await import('./users.test.js')
-  await import('./user.test.js')
-  await import('./products.test.js')
-  await import('./list-all.test.js')
-  await import('../lib/list-all-route.test.js')
+  await collectionSuites()
 }

@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import net from 'node:net'
 import pg from 'pg'
 import tap, { type Test } from 'tap'
@@ -94,7 +93,8 @@ export async function tcpProxy (t: Test, targetPort: number): Promise<TcpProxy> 
       await admin.connect()
       try {
         const upstreams = [...sockets].filter((socket) => socket.remotePort === targetPort)
-        const closed = upstreams.map((socket) => once(socket, 'close'))
+        // Not events.once: a socket that errors (a write meeting the reset) must not reject this.
+        const closed = upstreams.map((socket) => new Promise((resolve) => socket.once('close', resolve)))
         await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE client_port = ANY($1::int[])',
           [upstreams.map((socket) => socket.localPort)])
         // Each session's error reaches its client before the connection closes (a hang is bounded).

@@ -4,7 +4,8 @@ import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, postgresRepository, redactedUrl, storeUnavailable } from '../../lib/postgres.js'
+import { loadConfig } from '../../lib/config.js'
+import { isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
 import { PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
@@ -56,6 +57,27 @@ t.test('the PostgreSQL repository', async (t) => {
     t.equal(logged.length, 4, 'nothing more the second time')
     const { rows } = await client.query('SELECT id, item FROM users ORDER BY id')
     t.same(rows, [{ id: '1', item: SAMPLE_USERS[0] }, { id: '2', item: SAMPLE_USERS[1] }], 'the sample users once, as 1 and 2')
+  })
+
+  t.test('migrateDatabase (the release step): DATABASE_MIGRATION_URL before DATABASE_URL; the version after; nothing to migrate is said', async (t) => {
+    const migrating = await server.createDatabase()
+    const serving = await server.createDatabase()
+    const quiet = { info () {}, warn () {} }
+    const config = loadConfig({ DATABASE_URL: serving, DATABASE_MIGRATION_URL: migrating })
+    t.equal(await migrateDatabase(config, quiet), 4, 'at the latest migration')
+    const version = async (url: string) => {
+      const client = new pg.Client(url)
+      await client.connect()
+      try {
+        return (await schemaVersions(client)).database
+      } finally {
+        await client.end()
+      }
+    }
+    t.equal(await version(migrating), 4, 'the migration URL\'s database was migrated')
+    t.equal(await version(serving), 0, 'the service\'s was not')
+    t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
+    await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'FST_ERR_NO_DATABASE' })
   })
 
   t.test('migrations: replicas starting together apply each once', async (t) => {

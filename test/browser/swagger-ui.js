@@ -12,16 +12,29 @@ import { chromium } from 'playwright-core'
 const root = path.resolve(import.meta.dirname, '..', '..')
 const TIMEOUT_MS = 30_000
 
-/** `node dist/bundle/server.js` (as `npm start` runs it) on a free port; resolves with its URL once it listens. */
+const services = new Set()
+// However this script ends (a failed start included), no service outlives it.
+process.on('exit', () => { for (const child of services) child.kill('SIGTERM') })
+
+/**
+ * `node dist/bundle/server.js` (as `npm start` runs it) on a free port, its metrics too (two run at
+ * once); resolves with its URL once it listens, or rejects with the last line it printed.
+ */
 function startService (env = {}) {
   const child = spawn(process.execPath, [path.join(root, 'dist', 'bundle', 'server.js')], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })
+  services.add(child)
+  let last = ''
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)))
+    child.once('exit', (code) => {
+      services.delete(child)
+      reject(new Error(`the service exited with ${code}: ${last}`))
+    })
     const lines = createInterface({ input: child.stdout })
     lines.on('line', (line) => {
+      last = line
       const url = /"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
       if (url !== undefined) resolve({ url, stop: () => child.kill('SIGTERM') })
     })

@@ -120,7 +120,7 @@ function header (error: Error): string {
  * Module.wrap(), whose function header moves its first line.
  *
  * Nothing is read at start-up: the map is read when the first stack that passes through the bundle
- * is written (some 100 ms), and only its mappings' text is kept (LineMap). A missing or broken map
+ * is written (about 40 ms), and only its mappings' text is kept (LineMap). A missing or broken map
  * leaves stacks as they are.
  */
 export function mapBundleStacks (bundle: string, mapFile = `${bundle}.map`): void {

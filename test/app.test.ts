@@ -3,6 +3,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import app, { TIMEOUT_CHECK_INTERVAL_MS, serverOptions } from '../app.js'
 import { loadConfig } from '../lib/config.js'
+import { API_HEADERS } from '../lib/security-headers.js'
 import { build, defaultServerOptions, logSink } from './helpers/index.js'
 
 t.test('the Authorization header never reaches the logs', async (t) => {
@@ -64,4 +65,8 @@ t.test('a slow client is cut at HEADERS_TIMEOUT or REQUEST_TIMEOUT, within the c
   t.ok(headers.ms >= 1000 && headers.ms < 10_000, `slow headers: cut after HEADERS_TIMEOUT (1 s), at ${headers.ms} ms`)
   t.match(body.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/, 'slow body: 408')
   t.ok(body.ms >= 2000 && body.ms < 10_000, `slow body: cut after REQUEST_TIMEOUT (2 s), at ${body.ms} ms`)
+  // Answered before routing, and still with the headers of every answer (lib/framework-errors.ts).
+  for (const [name, value] of Object.entries(API_HEADERS)) {
+    t.ok(headers.answer.includes(`\r\n${name}: ${value}\r\n`) && body.answer.includes(`\r\n${name}: ${value}\r\n`), `both 408s with ${name}`)
+  }
 })

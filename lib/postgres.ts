@@ -540,6 +540,28 @@ async function migrator (client: pg.Client) {
 }
 
 /**
+ * Released migrations whose comments were reworded, with the checksum of the text a database may
+ * have run: that record, and only that one, is carried forward to the file's present checksum
+ * before postgrator compares them (a file that changed in any other way is still refused).
+ * migrations/README.md says why and when.
+ */
+export const REWORDED_MIGRATIONS: ReadonlyMap<number, string> = new Map([
+  [1, 'a02be7b547f492bb5b30560d31ee3631'],
+  [2, '211b014cba20f4f0283a6382ed814f5f']
+])
+
+/** The records of REWORDED_MIGRATIONS' former texts, set to the files' checksums (postgrator's). */
+async function carryRewordedChecksums (client: pg.Client, postgrator: Awaited<ReturnType<typeof migrator>>): Promise<void> {
+  const { rows } = await client.query<{ exists: boolean }>('SELECT to_regclass(\'schemaversion\') IS NOT NULL AS exists')
+  if (!rows[0]!.exists) return
+  for (const migration of await postgrator.getMigrations()) {
+    const former = REWORDED_MIGRATIONS.get(migration.version)
+    if (former === undefined || migration.action !== 'do' || migration.md5 === undefined) continue
+    await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = $2 AND md5 = $3', [migration.md5, migration.version, former])
+  }
+}
+
+/**
  * Brings the database to the latest schema of migrations/ (postgrator, numbered SQL files), in one
  * transaction under a transaction-scoped advisory lock: replicas that start together apply each
  * migration once, the others wait and find nothing left to do, and a failed migration leaves
@@ -551,6 +573,7 @@ export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, '
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await carryRewordedChecksums(client, postgrator)
     const applied = await postgrator.migrate()
     await client.query('COMMIT')
     for (const { version, name } of applied) log.info({ version, name }, 'database migration applied')

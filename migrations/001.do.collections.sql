@@ -1,4 +1,4 @@
--- The generic collections (DECISIONS §5): one table each, items kept as the JSON text given.
+-- The generic collections (docs/contract.md, "Collections"): one table each, items kept as the JSON text given.
 -- Ids come from the identity's sequence: positive, increasing, unique across every replica, and
 -- never reused; capped at 2^53 - 1, the largest id a JSON client reads exactly.
 CREATE TABLE users (

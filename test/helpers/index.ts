@@ -262,7 +262,7 @@ export interface RunningServer {
  */
 export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry, prefix = [] as string[] } = {}): Promise<RunningServer> {
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`)
-  // `prefix`: a command that runs Node, e.g. prlimit with its options.
+  // `prefix`: a command that runs Node, e.g. a shell that sets a ulimit first.
   const [command = process.execPath, ...args] = [...prefix, process.execPath, entry]
   const child = spawn(command, args, {
     cwd,

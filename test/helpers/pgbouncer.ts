@@ -10,6 +10,14 @@ import { testPostgres } from './postgres.js'
 /** Debian's pgbouncer (`apt-get install pgbouncer`; CI installs it), or undefined when it is not installed. */
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => fs.existsSync(file))
 
+/**
+ * The `skip` option of a test that needs pgbouncer: skipped on a machine without it, never in CI
+ * (CI set), where .ci/run installs it: there the test runs, and fails saying what is missing.
+ */
+export const SKIP_WITHOUT_PGBOUNCER: string | false = PGBOUNCER === undefined && !process.env.CI
+  ? 'pgbouncer is not installed (apt-get install pgbouncer); CI requires it'
+  : false
+
 export interface PgBouncer {
   port: number
   /** The URL of `database` through the pooler. */

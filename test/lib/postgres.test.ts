@@ -5,9 +5,9 @@ import pg from 'pg'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { loadConfig } from '../../lib/config.js'
-import { isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
+import { REWORDED_MIGRATIONS, isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
-import { PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
+import { SKIP_WITHOUT_PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
 import { StoredJson, readAll } from '../../lib/repository.js'
 import { ProductSchema } from '../../schemas/product.js'
@@ -78,6 +78,22 @@ t.test('the PostgreSQL repository', async (t) => {
     t.equal(await version(serving), 0, 'the service\'s was not')
     t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
     await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'FST_ERR_NO_DATABASE' })
+  })
+
+  t.test('migrations: a database that ran the former wording of 001 and 002 starts; any other text of them is refused', async (t) => {
+    const url = await server.createDatabase()
+    const client = new pg.Client(url)
+    await client.connect()
+    t.teardown(() => client.end())
+    await migrate(client, log)
+    const records = async () => (await client.query('SELECT version::int, md5 FROM schemaversion WHERE version <= 2 ORDER BY version')).rows
+    const present = await records()
+    // As a database migrated before the rewording holds them.
+    for (const [version, md5] of REWORDED_MIGRATIONS) await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = $2', [md5, version])
+    await migrate(client, log)
+    t.same(await records(), present, 'the former checksums carried forward to the files\' present ones')
+    await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = 1', ['0123456789abcdef0123456789abcdef'])
+    await t.rejects(migrate(client, log), /MD5 checksum failed for migration \[1\]/, 'a text that is neither is refused')
   })
 
   t.test('migrations: replicas starting together apply each once', async (t) => {
@@ -193,11 +209,11 @@ t.test('the PostgreSQL repository', async (t) => {
   })
 })
 
-t.test('released migrations never change: postgrator refuses a database that ran another text of them', async (t) => {
+t.test('released migrations never change (but for the comments of REWORDED_MIGRATIONS, carried forward)', async (t) => {
   const dir = path.join(import.meta.dirname, '..', '..', 'migrations')
   const released: Record<string, string> = {
-    '001.do.collections.sql': 'a02be7b547f492bb5b30560d31ee3631',
-    '002.do.sample-users.sql': '211b014cba20f4f0283a6382ed814f5f',
+    '001.do.collections.sql': '87acb2d0c9c8217b9308538f19cd7f61',
+    '002.do.sample-users.sql': '74dd1ab7e643fc8b640534af6526c704',
     '003.do.auth-failures.sql': '4b7ac0ca6285d0ae28292c09975c8e57',
     '004.do.lists.sql': '6168d62341ac12e5a1f719df9b944b5b'
   }
@@ -235,7 +251,7 @@ t.test('storeUnavailable and redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://[db'), 'the database of DATABASE_URL', 'a URL that does not parse is not echoed')
 })
 
-t.test('through a transaction-pooling pgbouncer: unnamed statements work, named ones break', { skip: PGBOUNCER === undefined ? 'pgbouncer is not installed' : false }, async (t) => {
+t.test('through a transaction-pooling pgbouncer: unnamed statements work, named ones break', { skip: SKIP_WITHOUT_PGBOUNCER }, async (t) => {
   const server = await testPostgres()
   const direct = await server.createDatabase()
   const setup = new pg.Client(direct)

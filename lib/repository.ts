@@ -1,7 +1,7 @@
 import type { Product } from '../schemas/product.js'
 import { SAMPLE_USERS, type User } from '../schemas/user.js'
 import type { RangeOrder } from './range/grammar.js'
-import { keyedPage, keyedSlice, type KeyedPage } from './range/keyed.js'
+import { countBelow, keyedPage, keyedSlice, type KeyedPage } from './range/keyed.js'
 import { sortInSlices } from './sort-in-slices.js'
 
 /** A page by id (docs/contract.md, Pagination by Range): from `start` (inclusive), skip `offset`, take `limit`. */
@@ -172,13 +172,7 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
   }
 
   function position (id: number): number {
-    let low = 0
-    let high = ids.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if ((ids[mid] as number) < id) low = mid + 1
-      else high = mid
-    }
+    const low = countBelow(ids, id)
     return ids[low] === id ? low : -1
   }
 

@@ -40,7 +40,7 @@ export interface KeyedSlice {
 }
 
 /** The number of keys below `value` (ascending, unique): a binary search. */
-function countBelow (keys: ArrayLike<number>, value: number): number {
+export function countBelow (keys: ArrayLike<number>, value: number): number {
   let low = 0
   let high = keys.length
   while (low < high) {

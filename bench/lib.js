@@ -266,3 +266,14 @@ export async function startDatabase () {
 export function printTable (rows) {
   console.table(rows)
 }
+
+/**
+ * Hands rows of ratios to the summary `npm run bench` prints at its end, one table per Node it ran
+ * on (bench/index.js sets BENCH_SUMMARY, a file the benchmarks append to). Each row: `figure`
+ * (what is compared), `ratio`, `target` (e.g. '≤ 1.15', or '' for none) and `met` ('yes', 'NO', '').
+ */
+export function summarize (rows) {
+  const file = process.env.BENCH_SUMMARY
+  if (file === undefined) return
+  for (const row of rows) fs.appendFileSync(file, JSON.stringify(row) + '\n')
+}

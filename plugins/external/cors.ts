@@ -74,4 +74,6 @@ export default fp<FastifyCorsOptions>(async function corsPlugin (fastify, option
       done()
     })
   }
-}, { name: 'cors', dependencies: ['config'] })
+  // After metrics (plugins/external/metrics.ts measures the routes registered after it): the
+  // preflights' route is measured too.
+}, { name: 'cors', dependencies: ['config', 'metrics'] })

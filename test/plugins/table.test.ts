@@ -12,8 +12,10 @@ interface Row {
   name: string
   /** The decorators it adds, as `fastify.x`, `reply.x`, `request.x`: their names. */
   decorates: string[]
-  /** The plugins it must be registered after (fastify-plugin `dependencies`). */
+  /** The plugins it must be registered after (fastify-plugin `dependencies`) because it uses their decorators. */
   dependsOn: string[]
+  /** The plugins it is registered after for their hooks to see its routes ("after `x`"): dependencies too, decorators unused. */
+  after: string[]
   /** Plugins whose decorators it uses when they are registered (not a dependency). */
   uses: string[]
 }
@@ -26,11 +28,13 @@ function table (markdown: string): Row[] {
     const cells = line.slice(1, -1).split(' | ').map((cell) => cell.trim())
     const [file, name, decorates, , , depends] = cells as [string, string, string, string, string, string]
     const [required = '', ...optional] = depends.split(';')
+    const after = [...required.matchAll(/after `([^`]+)`/g)].map((match) => match[1] as string).sort()
     return {
       file: names(file)[0] as string,
       name: names(name)[0] as string,
       decorates: names(decorates).filter((token) => /^(fastify|reply|request)\.\w+$/.test(token)).map((token) => token.split('.')[1] as string),
-      dependsOn: names(required).sort(),
+      dependsOn: names(required).filter((name) => !after.includes(name)).sort(),
+      after,
       uses: optional.flatMap(names).sort()
     }
   })
@@ -71,7 +75,7 @@ t.test('each plugin\'s fastify-plugin name and dependencies are the table\'s', a
     const plugin = (await import(path.join(PLUGINS, row.file))).default
     const meta = plugin[Symbol.for('plugin-meta')] as { name?: string, dependencies?: string[] } | undefined
     t.equal(meta?.name, row.name, `${row.file}: name`)
-    t.same([...meta?.dependencies ?? []].sort(), row.dependsOn, `${row.file}: dependencies`)
+    t.same([...meta?.dependencies ?? []].sort(), [...row.dependsOn, ...row.after].sort(), `${row.file}: dependencies`)
   }
 })
 
@@ -94,7 +98,8 @@ t.test('the checks above find a wrong table', async (t) => {
     '| `b.ts` | `b` | `reply.beta` | — | — | — | — |'
   ].join('\n')
   const parsed = table(markdown)
-  t.same(parsed[0], { file: 'a.ts', name: 'a', decorates: ['alpha'], dependsOn: ['config'], uses: ['b'] })
+  t.same(parsed[0], { file: 'a.ts', name: 'a', decorates: ['alpha'], dependsOn: ['config'], after: [], uses: ['b'] })
+  t.same(table('| `c.ts` | `c` | — | — | — | `config`, after `b` (its hooks see c\'s routes) | — |')[0], { file: 'c.ts', name: 'c', decorates: [], dependsOn: ['config'], after: ['b'], uses: [] })
   t.same(decoratorsUsed('fastify.config.X; reply.beta(); fastify.alpha', parsed, 'a'), ['b', 'config'])
   t.same(decoratorsUsed('route.config?.auth; request.routeOptions.config', parsed, 'a'), [], 'a route\'s config is not the settings')
   t.same(decoratorsUsed('this.betamax', parsed, 'a'), [], 'whole names only')

@@ -70,6 +70,7 @@ t.test('GET /metrics on its own port is Prometheus text with request counts and 
   await app.inject({ url: '/position/3/4' })
   await app.inject({ method: 'HEAD', url: '/hello' })
   await app.inject({ method: 'DELETE', url: '/hello' })
+  await app.inject({ method: 'OPTIONS', url: '/users', headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } })
 
   const res = await scrape(address)
   t.equal(res.status, 200)
@@ -82,6 +83,7 @@ t.test('GET /metrics on its own port is Prometheus text with request counts and 
   t.equal(requestCount(samples, { route: '/position/:x/:y', method: 'GET', status_code: '200' }), 1)
   t.equal(requestCount(samples, { route: '/hello', method: 'HEAD', status_code: '200' }), 1, 'by method, HEAD included')
   t.equal(requestCount(samples, { route: 'unmatched', method: 'DELETE', status_code: '405' }), 1, 'a wrong method matched no route')
+  t.equal(requestCount(samples, { route: '*', method: 'OPTIONS', status_code: '204' }), 1, 'a preflight, on the route of @fastify/cors')
   t.notMatch(res.body, /route="\/users\/1"|route="\/position\/3/, 'never a raw URL')
   const buckets = samples.filter((sample) => sample.name === 'http_request_duration_seconds_bucket' && sample.labels.route === '/users/:userid' && sample.labels.status_code === '200')
   t.ok(buckets.length > 5, 'a histogram of durations')

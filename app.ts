@@ -85,7 +85,7 @@ export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
   if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
-    ignorePattern: edge ? /^(external|config\.[jt]s)$/ : /^(external|config\.[jt]s|request-id\.[jt]s)$/,
+    ignorePattern: /^(external|config\.[jt]s)$/,
     options: opts
   })
 }

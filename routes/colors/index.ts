@@ -15,6 +15,8 @@ const colors: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.get('/', {
+    // Always 206, which @fastify/compress never compresses (Content-Range counts unencoded bytes): no compression hooks.
+    compress: false,
     schema: {
       summary: 'Colours, a page at a time',
       description: 'Pages through the colours by the `Range` header of servant-pagination: ' +

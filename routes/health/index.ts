@@ -4,6 +4,8 @@ import { HealthSchema } from '../../schemas/probes.js'
 /** GET /health: liveness for the container's HEALTHCHECK and the reverse proxy. */
 const health: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
+    // A probe's few bytes: no compression hooks.
+    compress: false,
     schema: {
       summary: 'Liveness check',
       produces: ['application/json'],

@@ -5,6 +5,8 @@ import { errorResponses } from '../../schemas/common.js'
 /** GET /position/:x/:y: the two integer captures, echoed as a Position. */
 const position: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:x/:y', {
+    // Answers of a few dozen bytes, far below the compression threshold (1 kB): no compression hooks.
+    compress: false,
     schema: {
       summary: 'A position from two integers',
       description: '`/position/-3/+4` → `{"xCoord":-3,"yCoord":4}`. A capture that is not a decimal integer is a 400.',

@@ -14,6 +14,8 @@ const NotReady = createError('FST_ERR_NOT_READY', 'Not ready: %s', 503)
  */
 const ready: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
+    // A probe's few bytes: no compression hooks.
+    compress: false,
     schema: {
       summary: 'Readiness check',
       description: '503 while shutting down, while overloaded (with `Retry-After`), and while the store (the database) does not answer (with `Retry-After`).',

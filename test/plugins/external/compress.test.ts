@@ -120,3 +120,20 @@ t.test('GET /userStream, compressed, is the same lines', async (t) => {
     t.equal(Buffer.concat(chunks).toString(), plain, `${encoding}: every line, complete`)
   }
 })
+
+t.test('routes whose answers never reach the threshold, or are always partial (206), run no compression hooks', async (t) => {
+  const app = await build(t, { DOCS_CATCH_ALL: 'false' })
+  const routes = app.printRoutes({ includeHooks: true, commonPrefix: false, method: 'GET' })
+  /** The onSend hooks printed under a route's line. */
+  const onSendOf = (route: string) => {
+    const lines = routes.split('\n')
+    const at = lines.findIndex((line) => line.includes(`${route} (GET`))
+    t.not(at, -1, `${route} is printed`)
+    return lines.slice(at + 1).find((line) => line.includes('(onSend)')) ?? ''
+  }
+  for (const route of ['/position/:x/:y', '/persons', '/colors', '/health', '/ready']) {
+    t.notMatch(onSendOf(route), /"onSend\(\)"/, `${route}: no @fastify/compress onSend`)
+  }
+  t.match(onSendOf('/users'), /"onSend\(\)"/, '/users, whose list may be long, has it')
+  t.match(onSendOf('/hello'), /"onSend\(\)"/, '/hello, whose name may be long, has it')
+})

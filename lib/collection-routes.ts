@@ -4,7 +4,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import { collectionSchemas } from '../schemas/collection.js'
 import { UnavailableResponse, errorResponses } from '../schemas/common.js'
 import { answerList } from './collection-list.js'
-import type { Repository } from './repository.js'
+import { StoredJson, type Repository } from './repository.js'
 
 export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
 
@@ -107,9 +107,12 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         params: Params,
         response: { 200: item, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
       }
-    }, async (request) => {
-      const found = await repository.get(idOf(request))
+    }, async (request, reply) => {
+      const found = await repository.entry(idOf(request))
       if (found === undefined) throw new ItemNotFound(name, id, idOf(request))
+      // The text the store keeps for the item, written by this item schema's serializer (which also
+      // validated it on the way in), is the answer's bytes already: sent as it is.
+      if (found instanceof StoredJson) return reply.serializer(String).send(found.text)
       return found
     })
   }

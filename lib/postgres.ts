@@ -11,7 +11,7 @@ import { projectRoot, type Config } from './config.js'
 import { RETRY_AFTER_SECONDS, exposed } from './errors.js'
 import type { RangeOrder } from './range/grammar.js'
 import type { KeyedPage } from './range/keyed.js'
-import { SHORT_LIST, StoredJson, type Listed, type Listing, type Repository } from './repository.js'
+import { SHORT_LIST, StoredJson, itemOf, type Listed, type Listing, type Repository } from './repository.js'
 
 // postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
 // imported, so that the production bundle, CommonJS, loads it from node_modules as tsc's dist/ does,
@@ -91,6 +91,89 @@ export class Slots {
       if (next === undefined) this.#free++
       else next()
     }
+  }
+}
+
+/** A call waiting for its batch: its input, and how to settle it. */
+interface Call<I, O> {
+  input: I
+  resolve: (output: O) => void
+  reject: (err: unknown) => void
+}
+
+/** How a Batcher groups its calls. */
+export interface BatchOptions<I> {
+  /** The statements of this kind that may be in flight at once; the calls made meanwhile wait and go together. */
+  concurrency: number
+  /** The most calls in one statement. */
+  maxCalls: number
+  /** With `weight`: the most weight in one statement (a call heavier alone goes alone). */
+  maxWeight?: number
+  weight?: (input: I) => number
+}
+
+/**
+ * Calls of one kind (reads by id, inserts) that go to the database together, as one statement:
+ * those made while the event loop runs its callbacks leave at once, after them (setImmediate); while
+ * `concurrency` statements are in flight, the next calls wait, and leave together when one ends.
+ * Under load a statement serves many requests, and what a statement costs this process (the pool's
+ * checkout, the driver's query, a write on the socket that wakes the server, the messages it
+ * answers) is paid once for them all; alone, a call waits for no one. `run` answers the outputs
+ * in the order of the inputs; its failure is every call's.
+ */
+export class Batcher<I, O> {
+  readonly #run: (inputs: I[]) => Promise<O[]>
+  readonly #options: BatchOptions<I>
+  #pending: Array<Call<I, O>> = []
+  #inFlight = 0
+  #scheduled = false
+  readonly #flush = () => {
+    this.#scheduled = false
+    this.#send()
+  }
+
+  constructor (run: (inputs: I[]) => Promise<O[]>, options: BatchOptions<I>) {
+    this.#run = run
+    this.#options = options
+  }
+
+  add (input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#pending.push({ input, resolve, reject })
+      if (!this.#scheduled && this.#inFlight < this.#options.concurrency) {
+        this.#scheduled = true
+        setImmediate(this.#flush)
+      }
+    })
+  }
+
+  /** The next statements, while there are calls and room in flight. */
+  #send (): void {
+    while (this.#pending.length > 0 && this.#inFlight < this.#options.concurrency) {
+      const batch = this.#pending.splice(0, this.#size())
+      this.#inFlight++
+      this.#run(batch.map((call) => call.input)).then((outputs) => {
+        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outputs[i] as O)
+      }, (err: unknown) => {
+        for (const call of batch) call.reject(err)
+      }).finally(() => {
+        this.#inFlight--
+        this.#send()
+      })
+    }
+  }
+
+  /** How many of the pending calls the next statement takes: at least one. */
+  #size (): number {
+    const { maxCalls, maxWeight, weight } = this.#options
+    const most = Math.min(maxCalls, this.#pending.length)
+    if (weight === undefined || maxWeight === undefined) return most
+    let count = 0
+    for (let total = 0; count < most; count++) {
+      total += weight(this.#pending[count]!.input)
+      if (total > maxWeight && count > 0) break
+    }
+    return count
   }
 }
 
@@ -284,7 +367,18 @@ export interface PostgresRepositoryOptions<T> {
   slots?: Slots
   /** Prepare each statement once per connection, by name (true); false behind a transaction pooler (DATABASE_POOLER). */
   namedStatements?: boolean
+  /**
+   * The statements of reads by id, and of inserts, that may be in flight at once (Batcher): the
+   * calls made meanwhile go together in the next. 2 when not given.
+   */
+  batchConcurrency?: number
 }
+
+/** The most reads by id in one statement. */
+export const READ_BATCH = 256
+/** The most inserts in one statement, and their most JSON text (a larger item is inserted alone). */
+export const INSERT_BATCH = 64
+export const INSERT_BATCH_CHARACTERS = 256 * 1024
 
 /** Where a page of ids starts when the Range has no value: before every id, in the order asked. */
 const UNBOUNDED = { asc: Number.MIN_SAFE_INTEGER, desc: Number.MAX_SAFE_INTEGER }
@@ -300,11 +394,14 @@ function pageOf (first: number | undefined, last: number | undefined, full: bool
  * rolled-back insert), items stored as the JSON text of the validated body. `json`, not `jsonb`:
  * the text is kept as written, and a `\u0000` escape (valid JSON, which jsonb refuses) is stored
  * like any other. Every write is one statement, so it is atomic; prepared once per connection.
+ * Reads by id, inserts and short lists made together share a statement (Batcher): what a statement
+ * costs this process, more than all the rest of such a request, is then paid once for many.
  *
  * With the item schema's serializer, the text is what the API answers for the item, and
- * `serialized_by` the schema's fingerprint: a list sends such an item as it is (StoredJson),
- * without parsing and serializing it again, which was most of a list's work. An item stored
- * otherwise (JSON.stringify's key order: by an older version, by another schema) is parsed.
+ * `serialized_by` the schema's fingerprint: a list, or a read by id (`entry`), sends such an item
+ * as it is (StoredJson), without parsing and serializing it again, which was most of a list's
+ * work. An item stored otherwise (JSON.stringify's key order: by an older version, by another
+ * schema, the sample users of migrations/002) is parsed.
  *
  * A listing's first statement reads a short list (PROBE_ROWS) whole: one snapshot, no
  * transaction; with its size, from collection_sizes (migrations/004), when a sort or a page needs
@@ -314,7 +411,7 @@ function pageOf (first: number | undefined, last: number | undefined, full: bool
  * A page by id costs O(log n + offset + limit) on the primary key; a sorted list is sorted by
  * PostgreSQL (the key expressions above), never in this process.
  */
-export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots, namedStatements = true }: PostgresRepositoryOptions<T> = {}): Repository<T> {
+export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots, namedStatements = true, batchConcurrency = 2 }: PostgresRepositoryOptions<T> = {}): Repository<T> {
   // Named by table and serializer: repositories of one table with other serializers can share a pool.
   // A named statement is prepared once per connection; behind a transaction pooler the next use may
   // be on another server connection, which never saw it, so there they go unnamed.
@@ -322,8 +419,6 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
   const statement = (name: string, text: string) => namedStatements
     ? (values: unknown[] = []) => ({ name: `${tag}-${name}`, text, values })
     : (values: unknown[] = []) => ({ text, values })
-  const get = statement('get', `SELECT item FROM ${table} WHERE id = $1`)
-  const create = statement('create', `INSERT INTO ${table} (item, serialized_by) VALUES ($1, $2) RETURNING id`)
   const replace = statement('replace', `UPDATE ${table} SET item = $2, serialized_by = $3 WHERE id = $1`)
   const remove = statement('delete', `DELETE FROM ${table} WHERE id = $1`)
   const size = sizeOf(table)
@@ -332,10 +427,63 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
   const textOf = (item: T) => serializer === undefined ? JSON.stringify(item) : serializer.serialize(item)
   const by = serializer?.fingerprint ?? null
 
+  // Reads by id, and inserts, go in batches (Batcher): one statement for the calls made together.
+  // The ids as one array parameter, so the statement is the same whatever their number (prepared
+  // once); each row says its id, and an id asked twice is answered twice. The text is read as it is
+  // stored (`item::text`, not parsed by the driver): a canonical one is what the API answers.
+  const getMany = statement('get-many', `SELECT id::text AS id, item::text AS item, ${canonical} AS canonical FROM ${table} WHERE id = ANY($1::bigint[])`)
+  const reads = new Batcher<number, Listed<T> | undefined>(async (ids) => {
+    const { rows } = await run<{ id: string, item: string, canonical: boolean }>(pool, getMany([ids]))
+    const found = new Map(rows.map((row) => [Number(row.id), row]))
+    return ids.map((id) => {
+      const row = found.get(id)
+      return row === undefined ? undefined : row.canonical ? new StoredJson(row.item) : JSON.parse(row.item) as T
+    })
+  }, { concurrency: batchConcurrency, maxCalls: READ_BATCH })
+  // One INSERT of every item of a batch, in one transaction (each request's write is still atomic,
+  // and none is acknowledged before the statement commits). Which new row holds which item: RETURNING
+  // names no input, and PostgreSQL does not promise to answer in the order of the SELECT, so each
+  // row comes back with its text, stored exactly as sent (json), and goes to a call that sent that
+  // text; calls that sent the same text have items alike, and may take either id.
+  const createMany = statement('create-many', `INSERT INTO ${table} (item, serialized_by)
+    SELECT t.item::json, $2 FROM unnest($1::text[]) WITH ORDINALITY AS t(item, n) ORDER BY t.n RETURNING id::text AS id, item::text AS item`)
+  const inserts = new Batcher<string, number>(async (texts) => {
+    const { rows } = await run<{ id: string, item: string }>(pool, createMany([texts, by]))
+    const ids = new Map<string, number[]>()
+    for (const row of rows) {
+      const same = ids.get(row.item)
+      if (same === undefined) ids.set(row.item, [Number(row.id)])
+      else same.push(Number(row.id))
+    }
+    return texts.map((text) => {
+      const id = ids.get(text)?.shift()
+      if (id === undefined) throw new Error(`the insert into ${table} answered no row for an item it was given`)
+      return id
+    })
+  }, { concurrency: batchConcurrency, maxCalls: INSERT_BATCH, maxWeight: INSERT_BATCH_CHARACTERS, weight: (text) => text.length })
+
   function keyOf (sortBy: string): string {
     const key = sortKeys[sortBy]
     if (key === undefined) throw new TypeError(`the ${table} repository has no sort key ${JSON.stringify(sortBy)}`)
     return key
+  }
+
+  /**
+   * The answer of a statement without parameters, read once for every call made together
+   * (Batcher), as lists asked for at the same time are: they share one snapshot, taken after each
+   * of them was asked, and so holding every write acknowledged before. Each call makes its own items.
+   */
+  const sharedReads = new Map<string, Batcher<null, pg.QueryResult>>()
+  function shared<R extends pg.QueryResultRow> (query: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    let reads = sharedReads.get(query.text)
+    if (reads === undefined) {
+      reads = new Batcher(async (calls) => {
+        const result = await run(pool, query)
+        return calls.map(() => result)
+      }, { concurrency: batchConcurrency, maxCalls: Number.POSITIVE_INFINITY })
+      sharedReads.set(query.text, reads)
+    }
+    return reads.add(null) as Promise<pg.QueryResult<R>>
   }
 
   /**
@@ -455,10 +603,10 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
             })
       }
       if (sortBy === undefined) {
-        const { rows } = await run<{ item: string, canonical: boolean }>(pool, firstRows())
+        const { rows } = await shared<{ item: string, canonical: boolean }>(firstRows())
         if (rows.length <= PROBE_ROWS) return readListing(entries<T>(rows.map((row) => row.item), rows.map((row) => row.canonical)), rows.length, { full: false })
       } else {
-        const row = (await run<{ total: string, items: string[] | null, canonical: boolean[] | null }>(pool, sortedProbe(sortBy)())).rows[0]!
+        const row = (await shared<{ total: string, items: string[] | null, canonical: boolean[] | null }>(sortedProbe(sortBy)())).rows[0]!
         const total = Number(row.total)
         if (total <= PROBE_ROWS) return readListing(entries<T>(row.items, row.canonical), total, { full: false })
       }
@@ -468,12 +616,14 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
       }))
     },
     async get (id) {
-      const { rows } = await run<{ item: T }>(pool, get([id]))
-      return rows[0]?.item
+      const found = await reads.add(id)
+      return found === undefined ? undefined : itemOf(found)
+    },
+    entry (id) {
+      return reads.add(id)
     },
     async create (item) {
-      const { rows } = await run<{ id: string }>(pool, create([textOf(item), by]))
-      return Number(rows[0]!.id)
+      return inserts.add(textOf(item))
     },
     async replace (id, item) {
       return (await run(pool, replace([id, textOf(item), by]))).rowCount === 1

@@ -62,6 +62,11 @@ export interface Repository<T> {
   listing (query?: ListQuery): Promise<Listing<T>>
   /** The item with this id, or undefined. */
   get (id: number): Promise<T | undefined>
+  /**
+   * The item with this id as the store keeps it, or undefined: its stored JSON (StoredJson) when
+   * that is the text the API answers for it, which is then sent as it is; else the item.
+   */
+  entry (id: number): Promise<Listed<T> | undefined>
   /** Stores a new item and returns its id. */
   create (item: T): Promise<number>
   /** Replaces the item with this id; false when there is none. */
@@ -209,6 +214,10 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
       return memoryListing(items, items.length, { full: false }, 0, items.length, 1)
     },
     async get (id) {
+      const at = position(id)
+      return at === -1 ? undefined : items[at]
+    },
+    async entry (id) {
       const at = position(id)
       return at === -1 ? undefined : items[at]
     },

@@ -20,7 +20,11 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   const timeout = config.DATABASE_STATEMENT_TIMEOUT
   // Behind a transaction pooler, a connection's parameters and prepared statements do not follow
   // the client from one transaction to the next (PgBouncer refuses statement_timeout when
-  // connecting): the client-side query_timeout still bounds every query.
+  // connecting): the client-side query_timeout still bounds every query. It stays without a pooler
+  // too: statement_timeout cannot fire when the server hangs or the network drops silently, and
+  // then only the client's bound ends the wait (with a 503). Its cost, a timer armed and cleared per
+  // statement, is a statement's, not a request's: reads by id, inserts and short lists made together
+  // share one (lib/postgres.ts, Batcher).
   const pooled = config.DATABASE_POOLER === 'transaction'
   await fastify.register(fastifyPostgres, {
     connectionString: config.DATABASE_URL,

@@ -5,10 +5,11 @@ import pg from 'pg'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { loadConfig } from '../../lib/config.js'
-import { REWORDED_MIGRATIONS, isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
+import { Batcher, REWORDED_MIGRATIONS, isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
 import { SKIP_WITHOUT_PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
+import { build } from '../helpers/index.js'
 import { StoredJson, readAll } from '../../lib/repository.js'
 import { ProductSchema } from '../../schemas/product.js'
 import { list, repositoryContract, type Item } from '../helpers/repository-contract.js'
@@ -178,6 +179,10 @@ t.test('the PostgreSQL repository', async (t) => {
       t.ok(read[0] instanceof StoredJson && !(read[1] instanceof StoredJson), 'which is which')
     }
     t.same(await repository.get(1), { productId: 1, name: 'Pie' }, 'read one at a time: parsed')
+    t.same(await Promise.all([1, 2, 3, 4].map((id) => repository.entry(id))),
+      [new StoredJson('{"productId":1,"name":"Pie"}'), { name: 'Old', productId: 2 }, new StoredJson('{"productId":3}'), undefined],
+      'an entry by id: the stored JSON, or the parsed item, or nothing')
+    t.ok(await repository.entry(1) instanceof StoredJson, 'the stored JSON as such')
     t.equal(await repository.replace(2, { name: 'New', productId: 2 }), true)
     t.equal((await products.query('SELECT item::text AS item FROM products WHERE id = 2')).rows[0].item, '{"productId":2,"name":"New"}', 'a replacement is written by the schema too')
     const other = postgresRepository<Item>(products, 'products', { serializer: itemSerializer<Item>(Type.Object({ productId: Type.Integer() })) })
@@ -186,6 +191,63 @@ t.test('the PostgreSQL repository', async (t) => {
     const read: unknown[] = []
     for await (const piece of pieces) read.push(...piece)
     t.notOk(read.some((entry) => entry instanceof StoredJson), 'none is taken for its own')
+    t.same(await other.entry(1), { productId: 1, name: 'Pie' }, 'nor by id')
+  })
+
+  t.test('reads by id, inserts and short lists made together share one statement, each call its own answer', async (t) => {
+    const url = await database()
+    const users = pool(url)
+    const statements: string[] = []
+    const query = users.query.bind(users) as (config: pg.QueryConfig | string, values?: unknown[]) => Promise<pg.QueryResult>
+    // A statement sent while `gate` is set waits for it: in flight for as long as the test says.
+    let gate: Promise<void> | undefined
+    users.query = (async (config: pg.QueryConfig | string, values?: unknown[]) => {
+      statements.push(typeof config === 'string' ? config : config.text)
+      await gate
+      return query(config, values)
+    }) as typeof users.query
+    const repository = postgresRepository<Item>(users, 'users', { serializer: itemSerializer<Item>(ProductSchema), batchConcurrency: 1 })
+
+    const found = await Promise.all([2, 1, 2, 99].map((id) => repository.get(id)))
+    t.same(found, [SAMPLE_USERS[1], SAMPLE_USERS[0], SAMPLE_USERS[1], undefined], 'each read its item, twice for an id asked twice, none for no row')
+    t.not(found[0], found[2], 'each call its own copy')
+    t.equal(statements.length, 1, 'one statement')
+
+    statements.length = 0
+    const items = [{ productId: 1 }, { productId: 2, name: 'Two' }, { productId: 1 }, { productId: 3 }]
+    const ids = await Promise.all(items.map((item) => repository.create(item)))
+    t.equal(statements.length, 1, 'the inserts made together: one statement')
+    t.same([...ids].sort((a, b) => a - b), [3, 4, 5, 6], 'a new id for each, even for items alike')
+    statements.length = 0
+    const stored = await users.query<{ id: string, item: string }>('SELECT id, item::text AS item FROM users WHERE id = ANY($1::bigint[])', [ids])
+    const texts = new Map(stored.rows.map((row) => [Number(row.id), row.item]))
+    t.same(ids.map((id) => texts.get(id)), items.map((item) => JSON.stringify(item)), 'each id holds the item of its call')
+
+    statements.length = 0
+    const listings = await Promise.all([1, 2, 3].map(() => repository.listing()))
+    t.equal(statements.length, 1, 'the lists asked together: one statement')
+    t.same(listings.map((listing) => listing.total), [6, 6, 6], 'one snapshot for all')
+    t.not(listings[0]!.items![0], listings[1]!.items![0], 'each list its own items')
+    t.same(await readAll(listings[2]!), [SAMPLE_USERS[0], SAMPLE_USERS[1], ...items], 'the whole list')
+
+    statements.length = 0
+    // One statement in flight at a time (batchConcurrency 1): the reads made meanwhile wait for it, and go together.
+    let open = () => {}
+    gate = new Promise((resolve) => { open = resolve })
+    const first = repository.get(1)
+    await new Promise((resolve) => setImmediate(resolve))
+    t.equal(statements.length, 1, 'the first read leaves at once')
+    const later = Promise.all([3, 4, 5].map((id) => repository.get(id)))
+    await new Promise((resolve) => setImmediate(resolve))
+    t.equal(statements.length, 1, 'the next wait while it is in flight')
+    gate = undefined
+    open()
+    t.same(await first, SAMPLE_USERS[0])
+    t.same(await later, [items[0], items[1], items[2]], 'then go together')
+    t.equal(statements.length, 2, 'in one statement')
+
+    const afterWrite = await repository.create({ productId: 9 })
+    t.same(await repository.get(afterWrite), { productId: 9 }, 'a read after an acknowledged insert sees it')
   })
 
   t.test('a sort key reads its field from the text: a field name that is not a plain name is refused', async (t) => {
@@ -206,7 +268,65 @@ t.test('the PostgreSQL repository', async (t) => {
       { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', expose: true, headers: { 'retry-after': '5' }, cause: { code: '57014' } },
       'a statement timeout is 503, with its cause')
     t.same(await list(postgresRepository<Item>(products, 'products')), [], 'and nothing was written')
+    const together = await Promise.allSettled([1, 2, 3].map((productId) => postgresRepository<Item>(pool(url, { statement_timeout: 50 }), 'products').create({ productId })))
+    t.same(together.map((outcome) => outcome.status), ['rejected', 'rejected', 'rejected'], 'inserts of separate repositories fail each')
+    const repository = postgresRepository<Item>(pool(url, { statement_timeout: 50 }), 'products')
+    const batch = await Promise.allSettled([1, 2, 3].map((productId) => repository.create({ productId })))
+    t.match(batch, [1, 2, 3].map(() => ({ status: 'rejected', reason: { statusCode: 503, cause: { code: '57014' } } })), 'a batch that times out: 503 for each of its calls')
+    t.same(await list(postgresRepository<Item>(products, 'products')), [], 'and none of it was written')
   })
+
+  t.test('GET by id sends the stored text when this schema wrote it, and re-serializes any other', async (t) => {
+    const url = await database()
+    const app = await build(t, { DATABASE_URL: url })
+    const db = pool(url)
+    const created = await app.inject({ method: 'POST', url: '/users', payload: { name: 'Ada', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' } })
+    t.equal(created.headers.location, '/users/3')
+    const { rows } = await db.query<{ item: string, serialized_by: string }>('SELECT item::text AS item, serialized_by FROM users WHERE id = 3')
+    t.equal(rows[0]!.item, '{"name":"Ada","age":36,"email":"ada@engine.org","registration_date":"1843-07-01"}', 'stored as the schema writes it')
+    // The same item written otherwise (an escape the serializer does not write): sent as stored
+    // while marked as this schema's, re-serialized once it is not.
+    const escaped = '{"name":"Ad\\u0061","age":36,"email":"ada@engine.org","registration_date":"1843-07-01"}'
+    await db.query('UPDATE users SET item = $1 WHERE id = 3', [escaped])
+    const asStored = await app.inject({ url: '/users/3' })
+    t.equal(asStored.statusCode, 200)
+    t.equal(asStored.headers['content-type'], 'application/json; charset=utf-8')
+    t.equal(asStored.body, escaped, 'the stored text, as it is')
+    t.equal(asStored.headers['content-length'], String(Buffer.byteLength(escaped)))
+    await db.query('UPDATE users SET serialized_by = $1 WHERE id = 3', ['another-schema'])
+    t.equal((await app.inject({ url: '/users/3' })).body, rows[0]!.item, 'written by another schema: parsed and serialized again')
+    t.equal((await app.inject({ url: '/users/1' })).body, JSON.stringify(SAMPLE_USERS[0]), 'a sample user of migrations/002 (no serializer): parsed and serialized')
+    t.equal((await app.inject({ url: '/user/3' })).body, rows[0]!.item, 'the same by /user')
+    t.equal((await app.inject({ url: '/users/4' })).statusCode, 404)
+  })
+})
+
+t.test('Batcher: calls made together go in one run, at most maxCalls and maxWeight at a time, concurrency runs in flight', async (t) => {
+  const runs: string[][] = []
+  const pending: Array<() => void> = []
+  const batcher = new Batcher<string, string>(async (inputs) => {
+    runs.push(inputs)
+    await new Promise<void>((resolve) => pending.push(resolve))
+    if (inputs.includes('fail')) throw new Error('failed')
+    return inputs.map((input) => input.toUpperCase())
+  }, { concurrency: 2, maxCalls: 3, maxWeight: 4, weight: (input) => input.length })
+  const settle = () => new Promise((resolve) => setImmediate(resolve))
+  const calls = ['a', 'b', 'c', 'd', 'eeeeee', 'f'].map((input) => batcher.add(input))
+  await settle()
+  t.same(runs, [['a', 'b', 'c'], ['d']], 'three at most; then weight 4 at most (d + eeeeee is heavier), two runs in flight')
+  const failing = t.rejects(batcher.add('fail'), /failed/, 'a failed run fails its call')
+  while (pending.length > 0) {
+    pending.shift()!()
+    await settle()
+  }
+  t.same(runs, [['a', 'b', 'c'], ['d'], ['eeeeee'], ['f'], ['fail']],
+    'as runs end, the next: a call heavier than maxWeight alone, then what weighs 4 at most')
+  t.same(await Promise.all(calls), ['A', 'B', 'C', 'D', 'EEEEEE', 'F'], 'each call its own output')
+  await failing
+
+  const failingTogether = new Batcher<number, number>(async () => { throw new Error('down') }, { concurrency: 1, maxCalls: 10 })
+  t.same((await Promise.allSettled([1, 2].map((n) => failingTogether.add(n)))).map((outcome) => outcome.status), ['rejected', 'rejected'],
+    'and every call of it')
 })
 
 t.test('released migrations never change (but for the comments of REWORDED_MIGRATIONS, carried forward)', async (t) => {
@@ -264,12 +384,14 @@ t.test('through a transaction-pooling pgbouncer: unnamed statements work, named 
   const pool = new pg.Pool({ connectionString: bouncer.url(new URL(direct).pathname.slice(1)), max: 8 })
   pool.on('error', () => {})
   t.teardown(() => pool.end())
-  const reads = (repository: ReturnType<typeof postgresRepository<Item>>) =>
-    Promise.allSettled(Array.from({ length: 200 }, (_, i) => repository.get(1 + (i % 2))))
+  // Reads of one repository made together share a statement (Batcher): 200 repositories of the
+  // same statements send 200 at once, over the pool's eight connections.
+  const reads = (namedStatements: boolean) =>
+    Promise.allSettled(Array.from({ length: 200 }, (_, i) => postgresRepository<Item>(pool, 'users', { namedStatements }).get(1 + (i % 2))))
 
-  const unnamed = await reads(postgresRepository<Item>(pool, 'users', { namedStatements: false }))
+  const unnamed = await reads(false)
   t.same(unnamed.filter((outcome) => outcome.status === 'rejected'), [], '200 reads, every one answered')
-  const named = await reads(postgresRepository<Item>(pool, 'users', { namedStatements: true }))
+  const named = await reads(true)
   t.match(named.find((outcome) => outcome.status === 'rejected'), { reason: { message: /prepared statement .* (does not exist|already exists)/ } },
     'named: a statement prepared on one server connection is asked of another')
 

@@ -8,6 +8,7 @@ import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
 import { requestId } from './lib/request-id.js'
 import { lazyChildLoggerFactory } from './lib/logger.js'
 import { activeTracing } from './lib/tracing.js'
+import { holdNextTickShape } from './lib/next-tick-shape.js'
 
 /** How often (ms) node:http looks for clients past HEADERS_TIMEOUT or REQUEST_TIMEOUT. */
 export const TIMEOUT_CHECK_INTERVAL_MS = 500
@@ -80,6 +81,8 @@ export interface AppOptions extends ConfigPluginOptions {
  * from the settings by its `autoConfig`), then ours from plugins/.
  */
 export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
+  // Whichever entry started the process (server.ts has done it already; `fastify start`, the tests).
+  holdNextTickShape()
   const edge = opts.edge ?? true
   await fastify.register(config, opts)
   if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })

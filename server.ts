@@ -4,6 +4,7 @@ import path from 'node:path'
 import vm from 'node:vm'
 import zlib from 'node:zlib'
 import { mapBundleStacks } from './lib/bundle-stack.js'
+import { holdNextTickShape } from './lib/next-tick-shape.js'
 
 /**
  * The container's entry (`node dist/bundle/server.js`). The production build puts the whole
@@ -19,6 +20,9 @@ import { mapBundleStacks } from './lib/bundle-stack.js'
  * vm.Script. Elsewhere (tsc's dist/, no bundle beside it) the service is imported as it is.
  */
 type Service = typeof import('./service.js')
+
+// Before anything runs a collection (docs/build.md, "Node's nextTick after an idle collection").
+holdNextTickShape()
 
 const bundle = path.join(import.meta.dirname, 'service.cjs')
 const cacheDirectory = process.env.NODE_COMPILE_CACHE ?? path.join(import.meta.dirname, '.compile-cache')

@@ -3,7 +3,9 @@
 //   raw     node:http replaying the service's bytes (raw-server.js);
 //   floor   Fastify, pino at warn, the route's schema, an async handler, the same bytes
 //           (fastify-floor.js, RUNG=3), twice: the second process measures the noise;
-//   peer    the floor with the Fastify org's production plugins as they come (PEER=1).
+//   peer    the floor with the Fastify org's production plugins as they come (PEER=1);
+//   floor, held  the floor holding Node's nextTick shape as the service does (HOLD_TICK_SHAPE=1,
+//           lib/next-tick-shape.ts): how much of service / floor is that alone.
 // Targets: service / floor ≤ 1.15, and service below the peer by more than the noise (the spread
 // of the two floor processes). Production settings, LOG_LEVEL=warn. CPU per request is the figure:
 // the load generator shares the two cores, so requests/s moves more.
@@ -17,7 +19,7 @@ const duration = Number(process.env.BENCH_DURATION ?? 2)
 
 // Production settings; no catch-all: an endpoint that is missing answers 404 instead of the page.
 const env = { DOCS_CATCH_ALL: 'false' }
-const SERVERS = ['raw', 'floor', 'floor again', 'peer', 'service']
+const SERVERS = ['raw', 'floor', 'floor again', 'floor, held', 'peer', 'service']
 
 /**
  * One set of the servers, started afresh: a process keeps the choices its JIT made, which moved
@@ -29,6 +31,7 @@ async function measureSet (fixtures) {
     raw: () => startRaw(fixtures),
     floor: () => startReplay('fastify-floor.js', fixtures, { RUNG: '3' }),
     'floor again': () => startReplay('fastify-floor.js', fixtures, { RUNG: '3' }),
+    'floor, held': () => startReplay('fastify-floor.js', fixtures, { RUNG: '3', HOLD_TICK_SHAPE: '1' }),
     peer: () => startReplay('fastify-floor.js', fixtures, { RUNG: '3', PEER: '1' }),
     service: () => startService(env)
   }
@@ -70,11 +73,13 @@ for (const [index, { path, headers = {} }] of ENDPOINTS.entries()) {
     endpoint,
     'µs raw': round(micros('raw')),
     'µs floor': round(micros('floor')),
+    'µs floor, held': round(micros('floor, held')),
     'µs peer': round(micros('peer')),
     'µs service': round(micros('service')),
     'floor / raw': round(ratio('floor', 'raw'), 2),
     'service / floor': round(overFloor, 2),
     [`≤ ${FLOOR_TARGET}`]: overFloor <= FLOOR_TARGET ? 'yes' : 'NO',
+    'service / floor, held': round(ratio('service', 'floor, held'), 2),
     'service / peer': round(overPeer, 2),
     noise: `±${round(noise * 100, 0)} %`,
     'below peer beyond noise': overPeer < 1 - noise ? 'yes' : 'NO'

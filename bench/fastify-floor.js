@@ -8,6 +8,8 @@
 //   RUNG=4  and ten hooks that do nothing, as many as the service ran on a route (ladder.bench.js)
 // PEER=1 on rung 3 is the peer: the Fastify org's production plugins as a team following
 // fastify/demo would register them, with their defaults (bench/README.md lists them).
+// HOLD_TICK_SHAPE=1 holds one of Node's nextTick entries, as the service does (lib/next-tick-shape.ts):
+// what the floor costs without the slowdown V8 falls into after an idle collection.
 // Comparing it with raw node:http shows what Fastify itself costs; the service's gap beyond it is ours.
 import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
@@ -17,9 +19,11 @@ import { PersonsSchema } from '../dist/schemas/person.js'
 import { PositionParamsSchema, PositionSchema } from '../dist/schemas/position.js'
 import { UsersQuerySchema, UsersRequestHeadersSchema, UsersWithCountSchema } from '../dist/schemas/user.js'
 import { API_HEADERS } from '../dist/lib/security-headers.js'
+import { holdNextTickShape } from '../dist/lib/next-tick-shape.js'
 
 const rung = Number(process.env.RUNG ?? 2)
 const peer = process.env.PEER === '1'
+if (process.env.HOLD_TICK_SHAPE === '1') holdNextTickShape()
 const fixtures = JSON.parse(Buffer.from(process.env.FIXTURES ?? 'e30=', 'base64').toString('utf8'))
 
 /** Each endpoint's schema, and how its handler answers from the request and the fixture's body. */

@@ -1,7 +1,12 @@
 import { createHook } from 'node:async_hooks'
 
-/** The tick object held, once per process. */
-let held: object | undefined
+/**
+ * Where the held entry is kept: on `process`, under a registered symbol, so that it is held once
+ * per process even when this module is loaded twice (server.js and the bundle each have a copy).
+ */
+export const HELD_TICK = Symbol.for('api.nextTickShape')
+
+type Holder = { [HELD_TICK]?: object }
 
 /**
  * Keeps one of Node's own `process.nextTick` queue entries alive for the life of the process, so
@@ -19,10 +24,11 @@ let held: object | undefined
  * The entry comes from an async hook's `init`, enabled for this one call only.
  */
 export function holdNextTickShape (): void {
-  if (held !== undefined) return
+  const holder = process as Holder
+  if (holder[HELD_TICK] !== undefined) return
   const hook = createHook({
     init (_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject') held ??= resource
+      if (type === 'TickObject') holder[HELD_TICK] ??= resource
     }
   }).enable()
   try {

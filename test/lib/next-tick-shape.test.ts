@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { test } from 'tap'
-import { holdNextTickShape } from '../../lib/next-tick-shape.js'
+import { HELD_TICK, holdNextTickShape } from '../../lib/next-tick-shape.js'
 
 // Plain JavaScript, on dist/ (which `npm test` builds first).
 const probe = path.join(import.meta.dirname, '..', 'helpers', 'next-tick-probe.mjs')
@@ -37,9 +37,12 @@ test('with one tick object held, the caches outlive idle collections', (t) => {
   t.end()
 })
 
-test('holding it twice is holding it once', (t) => {
+test('the entry held is one of nextTick\'s, held once per process', (t) => {
+  const holder = process as { [HELD_TICK]?: { callback?: unknown } }
   holdNextTickShape()
+  const held = holder[HELD_TICK]
+  t.type(held?.callback, 'function', 'a queue entry: its callback')
   holdNextTickShape()
-  t.pass('no second hook, no error')
+  t.equal(holder[HELD_TICK], held, 'a second call holds no other')
   t.end()
 })

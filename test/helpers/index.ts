@@ -30,7 +30,7 @@ export async function testDatabase (): Promise<string> {
  * Which store build() gives the app when the test does not choose: `memory`, or `postgres` (a
  * fresh database each time) when the test process sets TEST_STORE=postgres, or the same through a
  * transaction-pooling pgbouncer with TEST_STORE=pgbouncer. The collection suites run with each
- * (routes/collections.postgres.test.ts, collections.pgbouncer.test.ts): every store makes the same promises.
+ * (routes/collections.postgres.test.ts, pgbouncer/collections.test.ts): every store makes the same promises.
  */
 async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
   const store = process.env.TEST_STORE

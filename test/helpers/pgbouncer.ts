@@ -7,16 +7,11 @@ import tap from 'tap'
 import { PASSWORD, USER, freePort, serverAccount } from './postgres-server.js'
 import { testPostgres } from './postgres.js'
 
-/** Debian's pgbouncer (`apt-get install pgbouncer`; CI installs it), or undefined when it is not installed. */
-export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => fs.existsSync(file))
-
 /**
- * The `skip` option of a test that needs pgbouncer: skipped on a machine without it, never in CI
- * (CI set), where .ci/run installs it: there the test runs, and fails saying what is missing.
+ * Debian's pgbouncer (`apt-get install pgbouncer`; .ci/run installs it), or undefined when it is not
+ * installed. Only test/pgbouncer/ (`npm run check:pgbouncer`, outside `npm test`) needs it.
  */
-export const SKIP_WITHOUT_PGBOUNCER: string | false = PGBOUNCER === undefined && !process.env.CI
-  ? 'pgbouncer is not installed (apt-get install pgbouncer); CI requires it'
-  : false
+export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => fs.existsSync(file))
 
 export interface PgBouncer {
   port: number

@@ -7,7 +7,6 @@ import { Type } from '@sinclair/typebox'
 import { loadConfig } from '../../lib/config.js'
 import { Batcher, REWORDED_MIGRATIONS, isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
 import { SAMPLE_USERS } from '../../schemas/user.js'
-import { SKIP_WITHOUT_PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
 import { build } from '../helpers/index.js'
 import { StoredJson, readAll } from '../../lib/repository.js'
@@ -369,33 +368,4 @@ t.test('storeUnavailable and redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://u:one@db/app?sslmode=require&sslpassword=two&PASSWORD=three'),
     'postgres://u:***@db/app?sslmode=require&sslpassword=***&PASSWORD=***', 'every form of it')
   t.equal(redactedUrl('postgres://[db'), 'the database of DATABASE_URL', 'a URL that does not parse is not echoed')
-})
-
-t.test('through a transaction-pooling pgbouncer: unnamed statements work, named ones break', { skip: SKIP_WITHOUT_PGBOUNCER }, async (t) => {
-  const server = await testPostgres()
-  const direct = await server.createDatabase()
-  const setup = new pg.Client(direct)
-  await setup.connect()
-  await migrate(setup, { info () {} })
-  await setup.end()
-  // Two server connections for eight clients: a client's next statement may run on either.
-  const bouncer = await startPgBouncer(server.port, { poolSize: 2 })
-  t.teardown(() => bouncer.stop())
-  const pool = new pg.Pool({ connectionString: bouncer.url(new URL(direct).pathname.slice(1)), max: 8 })
-  pool.on('error', () => {})
-  t.teardown(() => pool.end())
-  // Reads of one repository made together share a statement (Batcher): 200 repositories of the
-  // same statements send 200 at once, over the pool's eight connections.
-  const reads = (namedStatements: boolean) =>
-    Promise.allSettled(Array.from({ length: 200 }, (_, i) => postgresRepository<Item>(pool, 'users', { namedStatements }).get(1 + (i % 2))))
-
-  const unnamed = await reads(false)
-  t.same(unnamed.filter((outcome) => outcome.status === 'rejected'), [], '200 reads, every one answered')
-  const named = await reads(true)
-  t.match(named.find((outcome) => outcome.status === 'rejected'), { reason: { message: /prepared statement .* (does not exist|already exists)/ } },
-    'named: a statement prepared on one server connection is asked of another')
-
-  // A parameter set when connecting is refused by the pooler: the service sends none behind it.
-  const withTimeout = new pg.Client({ connectionString: bouncer.url('postgres'), statement_timeout: 1000 })
-  await t.rejects(withTimeout.connect(), /unsupported startup parameter: statement_timeout/)
 })

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, shorten } from './errors.js'
-import { REQUEST_ID_HEADER } from './request-id.js'
+import { REQUEST_ID_HEADER, newRequestId } from './request-id.js'
 import { API_HEADERS } from './security-headers.js'
 
 // The server options for what Fastify and node:http refuse before any route or plugin runs: the
@@ -48,7 +47,7 @@ export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoEx
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [statusCode, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request is not valid HTTP/1.1']
-  const reqId = randomUUID()
+  const reqId = newRequestId()
   this.log.info({ reqId, statusCode, code: error.code, reason: message }, 'request refused')
   answerRaw(socket, statusCode, errorBody(statusCode, message, error.code), { [REQUEST_ID_HEADER]: reqId })
   socket.destroy(error)

@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process'
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import { build, json, logSink } from '../helpers/index.js'
 import type { IncomingMessage } from 'node:http'
-import { requestId } from '../../lib/request-id.js'
+import { newRequestId, requestId } from '../../lib/request-id.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+/** A new id: the process's 24 hex digits, then its counter. */
+const NEW_ID = /^([0-9a-f]{24})-([1-9][0-9]*)$/
 
 t.test('a sane X-Request-Id is echoed, and is the reqId of every log line of the request', async (t) => {
   const logs = logSink()
@@ -38,7 +40,7 @@ t.test('errors carry the id too: 404, 405, 401, 400, 406', async (t) => {
   }
 })
 
-t.test('without a sane X-Request-Id, a new UUID for every request', async (t) => {
+t.test('without a sane X-Request-Id, a new id for every request: the process part, then a counter', async (t) => {
   const app = await build(t)
   const insane = [
     undefined, '', 'has space', 'x'.repeat(129), 'naïve', 'tab\there', 'a, b'
@@ -47,13 +49,16 @@ t.test('without a sane X-Request-Id, a new UUID for every request', async (t) =>
   for (const given of insane) {
     const res = await app.inject({ url: '/health', headers: given === undefined ? {} : { 'x-request-id': given } })
     const id = String(res.headers['x-request-id'])
-    t.match(id, UUID, `${JSON.stringify(given)}: a UUID`)
+    t.match(id, NEW_ID, `${JSON.stringify(given)}: a new id`)
     seen.add(id)
   }
   t.equal(seen.size, insane.length, 'never the same id twice')
   const longest = 'x'.repeat(128)
   t.equal((await app.inject({ url: '/health', headers: { 'x-request-id': longest } })).headers['x-request-id'], longest, '128 characters are kept')
-  t.equal(requestId({ headers: { 'x-request-id': ['a', 'b'] } } as unknown as IncomingMessage).length, 36, 'a repeated header is not an id')
+  t.match(requestId({ headers: { 'x-request-id': ['a', 'b'] } } as unknown as IncomingMessage), NEW_ID, 'a repeated header is not an id')
+  const [first, second] = [newRequestId(), newRequestId()].map((id) => NEW_ID.exec(id)!)
+  t.equal(first![1], second![1], 'one process, one random part')
+  t.equal(Number(second![2]), Number(first![2]) + 1, 'and a counter')
 })
 
 t.test('errors Fastify raises before routing carry the id: a bad URL, an over-long capture', async (t) => {
@@ -64,7 +69,7 @@ t.test('errors Fastify raises before routing carry the id: a bad URL, an over-lo
   t.equal(bad.headers['x-request-id'], 'bad-url')
   const long = await app.inject({ url: `/position/${'1'.repeat(9000)}/2` })
   t.equal(long.statusCode, 414)
-  t.match(long.headers['x-request-id'], UUID)
+  t.match(long.headers['x-request-id'], NEW_ID)
 })
 
 t.test('a request that is not HTTP gets an id too, logged with the refusal', async (t) => {
@@ -80,6 +85,18 @@ t.test('a request that is not HTTP gets an id too, logged with the refusal', asy
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
   const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1]
-  t.match(id, UUID, 'an id in the answer')
+  t.match(id, NEW_ID, 'an id in the answer')
   t.match(logs.entries.find((entry) => entry.reqId === id), { msg: 'request refused', statusCode: 400, code: /^HPE_/ })
+})
+
+t.test('each process draws its own random part: ids of two processes never meet', async (t) => {
+  // The built module, in two fresh processes (npm test builds dist/ first).
+  const module = new URL('../../dist/lib/request-id.js', import.meta.url).href
+  const firstIdOfAProcess = () => execFileSync(process.execPath, ['--input-type=module', '-e',
+    `import { newRequestId } from ${JSON.stringify(module)}; process.stdout.write(newRequestId())`], { encoding: 'utf8' })
+  const [one, two] = [firstIdOfAProcess(), firstIdOfAProcess()].map((id) => NEW_ID.exec(id))
+  t.ok(one !== null && two !== null, 'both are new ids')
+  t.equal(one![2], '1', 'a process counts from 1')
+  t.equal(two![2], '1')
+  t.not(one![1], two![1], 'the random parts differ')
 })

@@ -2,7 +2,6 @@ import createError from '@fastify/error'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { contentRangeHeader, nextRangeHeader } from './range/grammar.js'
 import { ID_FIELD, nextKeyedRange, parseIdRange } from './range/keyed.js'
-import { essence } from './media-types.js'
 import { sendList, type ListEncoding } from './list-body.js'
 import type { ListQuery, Repository } from './repository.js'
 
@@ -74,9 +73,8 @@ export async function answerList<T> (request: FastifyRequest, reply: FastifyRepl
   return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
 }
 
-/** The encoding of the media type content negotiation chose. */
+/** The encoding of the media type content negotiation chose (JSON's where the route does not negotiate). */
 function encodingOf<T> (reply: FastifyReply, encodings: Readonly<Record<string, ItemEncoding<T>>>): ListEncoding<T> {
-  const type = reply.getHeader('content-type')
-  const own = type === undefined ? undefined : encodings[essence(String(type))]
+  const own = reply.negotiated === null ? undefined : encodings[reply.negotiated]
   return own === undefined ? jsonEncoding(reply) : { open: '', close: '', ...own }
 }

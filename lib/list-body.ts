@@ -198,16 +198,23 @@ function sendWhole (reply: FastifyReply, body: string): FastifyReply {
 
 /**
  * Sends a listing in an encoding: whole when its body is shorter than WHOLE_BODY (with its
- * Content-Length, as before), else as a ListBody. A short listing's items are written at once. A
- * HEAD request of a long list gets the headers only: nothing more is read. A failure before the
- * body starts is thrown, for the error handler to answer (a 503 when the database is unavailable).
+ * Content-Length, as before), else as a ListBody. A short listing's items are written at once,
+ * and sent then and there: the reply itself, not a promise of it, so that the handler's own
+ * promise resolves without waiting on another. A HEAD request of a long list gets the headers
+ * only: nothing more is read. A failure before the body starts is thrown (rejected), for the error
+ * handler to answer (a 503 when the database is unavailable).
  */
-export async function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<FastifyReply> {
+export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): FastifyReply | Promise<FastifyReply> {
   if (listing.items !== undefined) {
     const body = wholeBody(listing.items, encoding)
     // (Such a listing holds nothing to release.)
     if (body.length < WHOLE_BODY) return sendWhole(reply, body)
   }
+  return sendLong(reply, listing, encoding, drainEnded)
+}
+
+/** sendList of a listing that may be long: its first WHOLE_BODY characters tell. */
+async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<FastifyReply> {
   const encoder = new ListEncoder(listing, encoding)
   let head: string
   try {

@@ -127,9 +127,13 @@ function run<T> (items: readonly T[], start: number, length: number, step: 1 | -
 function memoryListing<T> (items: readonly T[], total: number, page: KeyedPage, start: number, length: number, step: 1 | -1): Listing<T> {
   const short = length <= SHORT_LIST ? run(items, start, length, step) : undefined
   let closed = false
-  const listing: Listing<T> = {
+  // One literal, every field in it (undefined where absent): the listing of every request has the same shape.
+  return {
     total,
     full: page.full,
+    first: page.first,
+    last: page.last,
+    items: short,
     async * [Symbol.asyncIterator] () {
       const all = short === undefined ? pieces(items, start, length, step) : pieces(short, 0, length, 1)
       for await (const piece of all) {
@@ -139,9 +143,6 @@ function memoryListing<T> (items: readonly T[], total: number, page: KeyedPage, 
     },
     async close () { closed = true }
   }
-  if (page.first !== undefined) Object.assign(listing, { first: page.first, last: page.last })
-  if (short !== undefined) Object.assign(listing, { items: short })
-  return listing
 }
 
 /**

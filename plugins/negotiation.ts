@@ -13,6 +13,13 @@ declare module 'fastify' {
     /** Media types the route reads a body in. Routes with a body schema default to JSON. */
     consumes?: readonly string[]
   }
+  interface FastifyReply {
+    /**
+     * The media type content negotiation chose from `schema.produces`, without parameters (the
+     * reply's Content-Type says the same with its charset); null on a route that does not negotiate.
+     */
+    negotiated: string | null
+  }
   interface FastifyContextConfig {
     /**
      * How to write the payload in the non-JSON types of `schema.produces`. `'schema'` writes it
@@ -60,6 +67,7 @@ function negotiator (produces: readonly string[], serializers: Readonly<Record<s
       reply.header('vary', varies === undefined ? 'Accept' : `${String(varies)}, Accept`)
     }
     reply.header('content-type', choice.header)
+    reply.negotiated = type
     if (choice.serializer === 'schema') reply.serializer(schemaSerializer(reply))
     else if (choice.serializer !== undefined) reply.serializer(choice.serializer)
     done()
@@ -90,6 +98,7 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
  */
 export default fp(async function negotiation (fastify) {
   await fastify.register(accepts)
+  fastify.decorateReply('negotiated', null)
 
   fastify.addHook('onRoute', (route) => {
     const { schema } = route

@@ -6,7 +6,7 @@ import { type Config, trustProxyOption } from './lib/config.js'
 import { shorten } from './lib/errors.js'
 import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
 import { requestId } from './lib/request-id.js'
-import { lazyChildLoggerFactory } from './lib/logger.js'
+import { serverLogger, type ServerLoggerOptions } from './lib/logger.js'
 import { activeTracing } from './lib/tracing.js'
 import { holdNextTickShape } from './lib/next-tick-shape.js'
 
@@ -17,10 +17,37 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 500
 const LOGGED_URL_LIMIT = 1024
 
 /**
- * The server options, from the settings: one place for every entry point — server.ts, `fastify
- * start` (cli.ts) and the tests.
+ * The logger's options, from the settings: the level, Fastify's request serializer with the URL
+ * shortened, credentials redacted.
  */
-export function serverOptions (config: Config, { edge = true }: Pick<AppOptions, 'edge'> = {}) {
+export function loggerOptions (config: Config) {
+  return {
+    level: config.LOG_LEVEL,
+    serializers: {
+      // Fastify's own request serializer, the URL shortened.
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: shorten(request.url, LOGGED_URL_LIMIT),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort
+      })
+    },
+    // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
+    // redaction to every child logger's bindings, once per request, and wildcards make that slow.
+    redact: {
+      paths: ['headers.authorization', 'headers.cookie', 'req.headers.authorization', 'req.headers.cookie'],
+      censor: '[redacted]'
+    }
+  } satisfies ServerLoggerOptions
+}
+
+/**
+ * The server options, from the settings: one place for every entry point — server.ts, `fastify
+ * start` (cli.ts) and the tests. `logger`: where and how it logs (a test's sink), or false for
+ * no logs at all; by default, loggerOptions on stdout.
+ */
+export function serverOptions (config: Config, { edge = true, logger = loggerOptions(config) }: Pick<AppOptions, 'edge'> & { logger?: ServerLoggerOptions | false } = {}) {
   return {
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -30,31 +57,12 @@ export function serverOptions (config: Config, { edge = true }: Pick<AppOptions,
     // Requests refused before any route runs get the same JSON error body as every other error.
     frameworkErrors,
     clientErrorHandler,
-    // The proxy's X-Request-Id when it is sane, else a UUID: the reqId of every log line.
+    // The proxy's X-Request-Id when it is sane, else a new id: the reqId of every log line.
     genReqId: edge ? requestId : undefined,
-    // A request's logger is made when it first writes a line (see lib/logger.ts).
-    childLoggerFactory: lazyChildLoggerFactory,
+    // pino, whose request loggers are made when they first write a line (see lib/logger.ts).
+    ...(logger === false ? { logger: false } : { loggerInstance: serverLogger(logger) }),
     // With tracing (lib/tracing.ts, started before): "incoming request" waits for the request's span.
     logController: activeTracing()?.logController,
-    logger: {
-      level: config.LOG_LEVEL,
-      serializers: {
-        // Fastify's own request serializer, the URL shortened.
-        req: (request: FastifyRequest) => ({
-          method: request.method,
-          url: shorten(request.url, LOGGED_URL_LIMIT),
-          host: request.host,
-          remoteAddress: request.ip,
-          remotePort: request.socket?.remotePort
-        })
-      },
-      // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
-      // redaction to every child logger's bindings, once per request, and wildcards make that slow.
-      redact: {
-        paths: ['headers.authorization', 'headers.cookie', 'req.headers.authorization', 'req.headers.cookie'],
-        censor: '[redacted]'
-      }
-    },
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Give slow clients a bound; responses (e.g. long streams) are not limited by these. node:http
     // looks for connections past them every connectionsCheckingInterval (30 s by default, which cut

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import app, { serverOptions, type AppOptions } from './app.js'
+import app, { loggerOptions, serverOptions, type AppOptions } from './app.js'
+import { lazyChildLoggerFactory } from './lib/logger.js'
 import { loadConfig, loadEnvFile, warnUnknownSettings } from './lib/config.js'
 import { startTracing } from './lib/tracing.js'
 
@@ -26,5 +27,9 @@ export const address = config.HOST
 export const port = config.PORT
 export const logLevel = config.LOG_LEVEL
 export const closeGraceDelay = config.SHUTDOWN_GRACE
-/** The server options; being set, it also stands for `--options`. */
-export const options = serverOptions(config)
+/**
+ * The server options; being set, it also stands for `--options`. fastify-cli makes the logger
+ * itself, from its `logger` option merged with this one (its level, then ours): a logger instance
+ * cannot be given beside it, so the request loggers come from a child factory here (lib/logger.ts).
+ */
+export const options = { ...serverOptions(config, { logger: false }), logger: loggerOptions(config), childLoggerFactory: lazyChildLoggerFactory }

@@ -4,11 +4,11 @@ import Fastify from 'fastify'
 import app, { TIMEOUT_CHECK_INTERVAL_MS, serverOptions } from '../app.js'
 import { loadConfig } from '../lib/config.js'
 import { API_HEADERS } from '../lib/security-headers.js'
-import { build, defaultServerOptions, logSink } from './helpers/index.js'
+import { build, logSink } from './helpers/index.js'
 
 t.test('the Authorization header never reaches the logs', async (t) => {
   const logs = logSink('trace')
-  const server = Fastify({ ...defaultServerOptions, logger: logs.logger })
+  const server = Fastify(serverOptions(loadConfig({}), { logger: logs.logger }))
   server.get('/', async (request) => {
     request.log.info({ headers: request.headers }, 'headers as received')
     return 'ok'
@@ -25,7 +25,7 @@ t.test('the Authorization header never reaches the logs', async (t) => {
 t.test('edge: false is the service without its edge plugins (what bench/edge.bench.js measures them against)', async (t) => {
   const config = loadConfig({ DOCS_CATCH_ALL: 'false', METRICS_PORT: '0' })
   const serve = async (edge: boolean) => {
-    const server = Fastify({ ...serverOptions(config, { edge }), logger: false })
+    const server = Fastify(serverOptions(config, { edge, logger: false }))
     await server.register(app, { config, edge })
     t.teardown(() => server.close())
     return server.inject({ url: '/hello?name=x', headers: { 'x-request-id': 'from-the-proxy', 'accept-encoding': 'gzip' } })

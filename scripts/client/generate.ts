@@ -14,7 +14,7 @@ import { loadConfig, projectRoot } from '../../lib/config.js'
 export async function writeClient (dir = path.join(projectRoot, 'client')): Promise<string[]> {
   // No load shedding: on a busy machine the app may look overloaded while it starts.
   const config = loadConfig({ ...CLIENT_SERVER_ENV, PRESSURE_MAX_EVENT_LOOP_DELAY: '0' })
-  const server = Fastify({ ...serverOptions(config), logger: false })
+  const server = Fastify(serverOptions(config, { logger: false }))
   await server.register(app, { config })
   const res = await server.inject({ url: '/openapi.json' })
   await server.close()

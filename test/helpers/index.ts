@@ -9,14 +9,15 @@ import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import { type Test } from 'tap'
-import app, { plugins, serverOptions as appServerOptions } from '../../app.js'
+import app, { loggerOptions, plugins, serverOptions as appServerOptions } from '../../app.js'
+import type { ServerLoggerOptions } from '../../lib/logger.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
 import { testPostgres } from './postgres.js'
 import { loadConfig, projectRoot } from '../../lib/config.js'
 
 export interface BuildOptions {
   /** The logger, e.g. a logSink's; none by default. */
-  logger?: FastifyServerOptions['logger']
+  logger?: ServerLoggerOptions | false
   /** Sees every route the app registers: a walk of the routes that does not rely on the app's own plugins. */
   onRoute?: (route: RouteOptions) => void
 }
@@ -58,7 +59,7 @@ const documents = new WeakMap<FastifyInstance, () => unknown>()
  */
 export async function build (t: Test, env: Record<string, string> = {}, { logger = false, onRoute }: BuildOptions = {}): Promise<FastifyInstance> {
   const config = loadConfig(await storeEnv({ ...TEST_ENV, ...env }))
-  const server = Fastify({ ...appServerOptions(config), logger })
+  const server = Fastify(appServerOptions(config, { logger }))
   if (onRoute !== undefined) server.addHook('onRoute', onRoute)
   // The context of GET /openapi.json, whose `swagger()` builds the document the route serves.
   server.addHook('onRoute', function (route) { if (route.url === '/openapi.json') documents.set(server, () => this.swagger()) })
@@ -151,10 +152,10 @@ export async function buildPlugins (
   t: Test,
   routes: (server: FastifyInstance) => void,
   env: Record<string, string> = {},
-  serverOptions: FastifyServerOptions = {}
+  { logger = false, ...serverOptions }: Omit<FastifyServerOptions, 'logger'> & Pick<BuildOptions, 'logger'> = {}
 ): Promise<FastifyInstance> {
   const config = loadConfig({ ...TEST_ENV, ...env })
-  const server = Fastify({ ...appServerOptions(config), logger: false, ...serverOptions })
+  const server = Fastify({ ...appServerOptions(config, { logger }), ...serverOptions })
   await plugins(server, { config })
   routes(server)
   await server.ready()
@@ -162,8 +163,8 @@ export async function buildPlugins (
   return server
 }
 
-/** The server options of the documented defaults, for tests that build a Fastify app of their own. */
-export const defaultServerOptions = appServerOptions(loadConfig({}))
+/** The server options of the documented defaults, without logs, for tests that build a Fastify app of their own. */
+export const defaultServerOptions = appServerOptions(loadConfig({}), { logger: false })
 
 /** A pino destination that keeps every log line, parsed, and the `logger` option (at `level`) that writes to it. */
 export function logSink (level = 'info') {
@@ -174,7 +175,7 @@ export function logSink (level = 'info') {
       callback()
     }
   })
-  return { entries, logger: { ...defaultServerOptions.logger, level, stream } }
+  return { entries, logger: { ...loggerOptions(loadConfig({})), level, stream } }
 }
 
 /** Resolves once `check()` holds, polling; rejects after `ms`. */

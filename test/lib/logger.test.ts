@@ -1,5 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
+import { serverOptions } from '../../app.js'
+import { loadConfig } from '../../lib/config.js'
 import { build, logSink } from '../helpers/index.js'
 import { bindRequestLogger, lazyChildLoggerFactory } from '../../lib/logger.js'
 
@@ -77,4 +79,44 @@ t.test('bindRequestLogger leaves alone a logger lazyChildLoggerFactory did not m
   t.equal(bindRequestLogger(root, { trace_id: 't-3' }), false)
   root.info('plain')
   t.equal(entries[0]?.trace_id, undefined)
+})
+
+t.test('a level set on a request logger holds below the level it was made at', async (t) => {
+  const { root, entries } = counted('warn')
+  const log = lazyChildLoggerFactory.call(Fastify(), root, { reqId: 'r-5' }, {}, undefined as never)
+  log.debug('dropped: below warn')
+  log.level = 'debug'
+  log.debug('kept')
+  t.same(entries.map((e) => e.msg), ['kept'])
+})
+
+t.test('serverLogger: the server logger makes the request loggers, lazily, through Fastify\'s own child factory', async (t) => {
+  const sink = logSink('warn')
+  const server = Fastify(serverOptions(loadConfig({}), { logger: sink.logger }))
+  t.teardown(() => server.close())
+  // A factory of ours would have Fastify check the logger it returns on every request (lib/logger.ts).
+  t.equal(server.childLoggerFactory, Fastify({ logger: false }).childLoggerFactory, 'Fastify\'s default child factory')
+  const lazy: boolean[] = []
+  server.get('/', async (request) => {
+    lazy.push(bindRequestLogger(request.log, { part: 'route' }))
+    request.log.info('below the level')
+    request.log.warn('written')
+    return 'ok'
+  })
+  server.log.warn('the server speaks')
+  await server.inject({ url: '/', headers: { 'x-request-id': 'r-6' } })
+  t.same(lazy, [true], 'the request logger is lazy')
+  t.same(sink.entries.map((e) => [e.reqId, e.part, e.msg]), [[undefined, undefined, 'the server speaks'], ['r-6', 'route', 'written']])
+})
+
+t.test('serverLogger: Fastify\'s serializers of a reply and an error, the service\'s of a request', async (t) => {
+  const sink = logSink('info')
+  const server = Fastify(serverOptions(loadConfig({}), { logger: sink.logger }))
+  t.teardown(() => server.close())
+  server.get('/fails', async () => { throw new Error('broken') })
+  await server.inject({ url: `/fails?${'q'.repeat(2000)}` })
+  const incoming = sink.entries.find((e) => e.msg === 'incoming request') as { req: { url: string } }
+  t.ok(incoming.req.url.length < 1100, 'the URL shortened')
+  t.match(sink.entries.find((e) => e.msg === 'request completed'), { res: { statusCode: 500 } })
+  t.match(sink.entries.find((e) => e.err !== undefined), { err: { type: 'Error', message: 'broken', stack: String } })
 })

@@ -51,7 +51,7 @@ t.test('when all compile, the count and the time are logged', async (t) => {
 t.test('every schema of the service compiles', async (t) => {
   for (const env of [{ METRICS_PORT: '0' }, { NODE_ENV: 'production', STORE: 'memory', METRICS_PORT: '0', BASE_PATH: '/api', RATE_LIMIT_MAX: '100', COMPRESSION: 'false' }]) {
     const config = loadConfig(env)
-    const server = Fastify({ ...serverOptions(config), logger: false })
+    const server = Fastify(serverOptions(config, { logger: false }))
     // The app's own context, where its plugins decorate.
     const contexts: FastifyInstance[] = []
     server.addHook('onRegister', (instance) => { contexts.push(instance) })

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { contentRangeHeader, nextRangeHeader } from './range/grammar.js'
 import { ID_FIELD, nextKeyedRange, parseIdRange } from './range/keyed.js'
 import { sendList, type ListEncoding } from './list-body.js'
-import type { ListQuery, Repository } from './repository.js'
+import type { Listing, Repository } from './repository.js'
 
 export const RangeWithSort = createError('FST_ERR_RANGE_SORTBY', 'Invalid Range: a Range pages in id order; it cannot be combined with sortby=%s', 400)
 
@@ -48,28 +48,36 @@ const jsonEncodings = new WeakMap<(payload: unknown) => string, ListEncoding<unk
  * headers of /colors (docs/contract.md, Pagination by Range). The list is read from one snapshot
  * of the store and sent as lib/list-body.ts does: whole when short, else streamed. A malformed
  * Range, or one with a sort, is a 400 that names the field (`Accept-Ranges`).
+ *
+ * A short whole list the store has at hand (the memory store) is answered then and there:
+ * undefined, no promise (a route handler returns what this returns).
  */
-export async function answerList<T> (request: FastifyRequest, reply: FastifyReply, { repository, sortBy, countHeader, encodings = {} }: ListAnswer<T>): Promise<FastifyReply> {
-  const header = request.headers.range
-  const query: ListQuery = {}
-  if (header !== undefined) {
-    reply.header('accept-ranges', ID_FIELD)
-    const range = parseIdRange(header)
-    if (sortBy !== undefined) throw new RangeWithSort(sortBy)
-    const { value, offset, limit, order } = range
-    query.page = value === undefined ? { offset, limit, order } : { start: value as number, offset, limit, order }
-    const listing = await repository.listing(query)
-    if (listing.first !== undefined && listing.last !== undefined) {
-      reply.header('content-range', contentRangeHeader(ID_FIELD, listing.first, listing.last))
-    }
-    const next = nextKeyedRange(range, listing)
-    if (next !== undefined) reply.header('next-range', nextRangeHeader(next))
-    reply.code(206).header('total-count', listing.total)
-    return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
-  }
-  if (sortBy !== undefined) query.sortBy = sortBy
-  const listing = await repository.listing(query)
+export function answerList<T> (request: FastifyRequest, reply: FastifyReply, answer: ListAnswer<T>): Promise<void> | undefined {
+  if (request.headers.range !== undefined) return answerPage(reply, request.headers.range, answer)
+  const { repository, sortBy } = answer
+  const listing = repository.listing(sortBy === undefined ? {} : { sortBy })
+  return listing instanceof Promise ? listing.then((read) => answerWhole(reply, read, answer)) : answerWhole(reply, listing, answer)
+}
+
+/** The whole list, 200, with the count header. */
+function answerWhole<T> (reply: FastifyReply, listing: Listing<T>, { countHeader, encodings = {} }: ListAnswer<T>): Promise<void> | undefined {
   if (countHeader !== undefined) reply.header(countHeader, listing.total)
+  return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
+}
+
+/** The page by id a Range asks for, 206. */
+async function answerPage<T> (reply: FastifyReply, header: string, { repository, sortBy, encodings = {} }: ListAnswer<T>): Promise<void> {
+  reply.header('accept-ranges', ID_FIELD)
+  const range = parseIdRange(header)
+  if (sortBy !== undefined) throw new RangeWithSort(sortBy)
+  const { value, offset, limit, order } = range
+  const listing = await repository.listing({ page: value === undefined ? { offset, limit, order } : { start: value as number, offset, limit, order } })
+  if (listing.first !== undefined && listing.last !== undefined) {
+    reply.header('content-range', contentRangeHeader(ID_FIELD, listing.first, listing.last))
+  }
+  const next = nextKeyedRange(range, listing)
+  if (next !== undefined) reply.header('next-range', nextRangeHeader(next))
+  reply.code(206).header('total-count', listing.total)
   return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
 }
 

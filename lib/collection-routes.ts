@@ -78,7 +78,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         headers: ListHeaders,
         response: { 200: Items, 206: Page, ...errorResponses(400, 406), 503: UnavailableResponse }
       }
-    }, async (request, reply) => answerList(request, reply, { repository }))
+    }, (request, reply) => answerList(request, reply, { repository }))
   }
 
   if (routes.includes('add')) {

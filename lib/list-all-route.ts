@@ -19,7 +19,7 @@ export function listAllRoute (fastify: FastifyInstance, url: string, summary: st
       response: { 200: UsersSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 503: UnavailableResponse }
     },
     config: { auth: 'basic' }
-  }, async function listAll (request, reply) {
+  }, function listAll (request, reply) {
     request.log.debug({ user: request.authUser?.name }, 'listing users for an authenticated user')
     return answerList(request, reply, { repository: this.store.users })
   })

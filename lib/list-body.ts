@@ -29,9 +29,11 @@ function encode<T> (entry: Listed<T>, { item, json = false }: ListEncoding<T>): 
   return entry instanceof StoredJson ? (json ? entry.text : item(JSON.parse(entry.text) as T)) : item(entry)
 }
 
+const isStoredJson = (entry: unknown): boolean => entry instanceof StoredJson
+
 /** The body of a short list, all of whose items are at hand. */
 export function wholeBody<T> (items: ReadonlyArray<Listed<T>>, encoding: ListEncoding<T>): string {
-  if (encoding.whole !== undefined && !items.some((entry) => entry instanceof StoredJson)) return encoding.whole(items as readonly T[])
+  if (encoding.whole !== undefined && !items.some(isStoredJson)) return encoding.whole(items as readonly T[])
   let text = encoding.open
   for (let i = 0; i < items.length; i++) text += (i === 0 ? '' : encoding.separator) + encode(items[i] as Listed<T>, encoding)
   return text + encoding.close
@@ -199,22 +201,25 @@ function sendWhole (reply: FastifyReply, body: string): FastifyReply {
 /**
  * Sends a listing in an encoding: whole when its body is shorter than WHOLE_BODY (with its
  * Content-Length, as before), else as a ListBody. A short listing's items are written at once,
- * and sent then and there: the reply itself, not a promise of it, so that the handler's own
- * promise resolves without waiting on another. A HEAD request of a long list gets the headers
- * only: nothing more is read. A failure before the body starts is thrown (rejected), for the error
- * handler to answer (a 503 when the database is unavailable).
+ * and sent then and there: undefined, no promise, so that a handler can answer without one. A
+ * HEAD request of a long list gets the headers only: nothing more is read. A failure before the
+ * body starts is thrown (rejected), for the error handler to answer (a 503 when the database is
+ * unavailable).
  */
-export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): FastifyReply | Promise<FastifyReply> {
+export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<void> | undefined {
   if (listing.items !== undefined) {
     const body = wholeBody(listing.items, encoding)
     // (Such a listing holds nothing to release.)
-    if (body.length < WHOLE_BODY) return sendWhole(reply, body)
+    if (body.length < WHOLE_BODY) {
+      sendWhole(reply, body)
+      return undefined
+    }
   }
   return sendLong(reply, listing, encoding, drainEnded)
 }
 
-/** sendList of a listing that may be long: its first WHOLE_BODY characters tell. */
-async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<FastifyReply> {
+/** sendList of a listing that may be long: its first WHOLE_BODY characters tell. Settles when the response has ended (it adopts the reply's own `then`). */
+async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<void> {
   const encoder = new ListEncoder(listing, encoding)
   let head: string
   try {

@@ -58,8 +58,13 @@ export interface Listing<T> extends KeyedPage, AsyncIterable<ReadonlyArray<Liste
  * Every operation is atomic for its item: concurrent calls lose no acknowledged write.
  */
 export interface Repository<T> {
-  /** The items of a list request, from one snapshot; a sortBy the repository does not have is a TypeError. */
-  listing (query?: ListQuery): Promise<Listing<T>>
+  /**
+   * The items of a list request, from one snapshot; a sortBy the repository does not have is a
+   * TypeError (rejected). The listing itself where the store has it at hand (the memory store's
+   * id-order listings: lib/collection-list.ts then answers a short list without a promise), else
+   * a promise of it; `await` takes both.
+   */
+  listing (query?: ListQuery): Listing<T> | Promise<Listing<T>>
   /** The item with this id, or undefined. */
   get (id: number): Promise<T | undefined>
   /**
@@ -122,26 +127,33 @@ function run<T> (items: readonly T[], start: number, length: number, step: 1 | -
 
 /**
  * A listing of `length` items of `items` from `start` by `step`: the arrays of a snapshot, which
- * stay as they are, or for a short listing its own copy of the items. Nothing to release.
+ * stay as they are, or for a short listing its own copy of the items. Nothing to release. A class,
+ * its methods shared: a listing per request costs one object.
  */
-function memoryListing<T> (items: readonly T[], total: number, page: KeyedPage, start: number, length: number, step: 1 | -1): Listing<T> {
-  const short = length <= SHORT_LIST ? run(items, start, length, step) : undefined
-  let closed = false
-  // One literal, every field in it (undefined where absent): the listing of every request has the same shape.
-  return {
-    total,
-    full: page.full,
-    first: page.first,
-    last: page.last,
-    items: short,
-    async * [Symbol.asyncIterator] () {
-      const all = short === undefined ? pieces(items, start, length, step) : pieces(short, 0, length, 1)
-      for await (const piece of all) {
-        if (closed) return
-        yield piece
-      }
-    },
-    async close () { closed = true }
+class MemoryListing<T> implements Listing<T> {
+  readonly full: boolean
+  readonly first: number | undefined
+  readonly last: number | undefined
+  readonly items: readonly T[] | undefined
+  #closed = false
+
+  constructor (private readonly source: readonly T[], readonly total: number, page: KeyedPage, private readonly start: number, private readonly length: number, private readonly step: 1 | -1) {
+    this.full = page.full
+    this.first = page.first
+    this.last = page.last
+    this.items = length <= SHORT_LIST ? run(source, start, length, step) : undefined
+  }
+
+  async * [Symbol.asyncIterator] (): AsyncGenerator<readonly T[]> {
+    const all = this.items === undefined ? pieces(this.source, this.start, this.length, this.step) : pieces(this.items, 0, this.length, 1)
+    for await (const piece of all) {
+      if (this.#closed) return
+      yield piece
+    }
+  }
+
+  async close (): Promise<void> {
+    this.#closed = true
   }
 }
 
@@ -198,21 +210,23 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
     return found
   }
 
+  async function sortedListing (sortBy: string): Promise<Listing<T>> {
+    const list = await sortedBy(sortBy)
+    return new MemoryListing(list, list.length, { full: false }, 0, list.length, 1)
+  }
+
   return {
-    async listing ({ sortBy, page } = {}) {
+    listing ({ sortBy, page } = {}) {
       if (page !== undefined) {
         const range = { field: 'id', value: page.start, ...page }
         const slice = keyedSlice(ids, range)
         // A short listing copies its items; a longer one keeps the arrays, and the next write copies them.
         if (slice.length > SHORT_LIST) shared = true
-        return memoryListing(items, items.length, keyedPage(ids, range, slice), slice.start, slice.length, slice.step)
+        return new MemoryListing(items, items.length, keyedPage(ids, range, slice), slice.start, slice.length, slice.step)
       }
-      if (sortBy !== undefined) {
-        const list = await sortedBy(sortBy)
-        return memoryListing(list, list.length, { full: false }, 0, list.length, 1)
-      }
+      if (sortBy !== undefined) return sortedListing(sortBy)
       if (items.length > SHORT_LIST) shared = true
-      return memoryListing(items, items.length, { full: false }, 0, items.length, 1)
+      return new MemoryListing(items, items.length, { full: false }, 0, items.length, 1)
     },
     async get (id) {
       const at = position(id)

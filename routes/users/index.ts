@@ -38,7 +38,7 @@ const users: FastifyPluginAsyncTypebox = async (fastify) => {
         'application/octet-stream': 'schema'
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     request.log.debug({ userAgent: request.headers['user-agent'] }, 'listing users')
     return answerList(request, reply, { repository, sortBy: request.query.sortby, countHeader: 'user-count', encodings: USER_ENCODINGS })
   })

@@ -220,6 +220,6 @@ export function repositoryContract (t: Test, stores: Stores) {
     await check('a few users')
     await add(TRICKY_NAMES.map((name, n) => user(name, n + 3)))
     await check('more than one statement reads')
-    await t.rejects(repository.listing({ sortBy: 'email' }), TypeError, 'a key the repository does not have')
+    await t.rejects(async () => repository.listing({ sortBy: 'email' }), TypeError, 'a key the repository does not have')
   })
 }

@@ -117,6 +117,9 @@ const EnvSchema = Type.Object({
   COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
 })
 
+/** The names of every setting. */
+export const SETTING_NAMES: readonly string[] = Object.keys(EnvSchema.properties)
+
 export type Config = Omit<Static<typeof EnvSchema>, 'DOCS_CATCH_ALL' | 'STORE' | 'METRICS_HOST'> &
   { DOCS_CATCH_ALL: boolean, STORE: typeof STORES[number], METRICS_HOST: string }
 
@@ -133,6 +136,16 @@ function combinationProblems (settings: Record<string, unknown>, refuse: (name: 
   if ((settings.HEADERS_TIMEOUT as number) > (settings.REQUEST_TIMEOUT as number)) {
     refuse('HEADERS_TIMEOUT', `must not be longer than REQUEST_TIMEOUT (${settings.REQUEST_TIMEOUT as number})`, true)
   }
+  if ((settings.SHUTDOWN_DRAIN as number) >= (settings.SHUTDOWN_GRACE as number)) {
+    refuse('SHUTDOWN_DRAIN', `must be shorter than SHUTDOWN_GRACE (${settings.SHUTDOWN_GRACE as number}), by which the process is cut`, true)
+  }
+  if (settings.METRICS === true && settings.METRICS_PORT !== 0 && settings.METRICS_PORT === settings.PORT) {
+    refuse('METRICS_PORT', `must differ from PORT (${settings.PORT as number}): the metrics have a listener of their own`, true)
+  }
+  for (const name of ['FILES_DIR', 'STATIC_DIR'] as const) {
+    const problem = directoryProblem(settings[name] as string)
+    if (problem !== undefined) refuse(name, problem, false)
+  }
   if (settings.STORE === 'postgres' && !database) refuse('STORE', 'postgres needs DATABASE_URL', false)
   if (settings.STORE === 'memory' && database) refuse('STORE', 'memory, but DATABASE_URL is set: unset one of them', false)
   if (settings.NODE_ENV !== 'production') return
@@ -141,6 +154,22 @@ function combinationProblems (settings: Record<string, unknown>, refuse: (name: 
   }
   if (typeof settings.BASIC_AUTH_USERS === 'string' && settings.BASIC_AUTH_USERS.split(',').includes(DEVELOPMENT_USERS)) {
     refuse('BASIC_AUTH_USERS', `the example credentials ${DEVELOPMENT_USERS} are refused in production`, false)
+  }
+  // Every hop trusted: any client picks its own address with X-Forwarded-For, and with it its
+  // rate limits and failed-login counts (docs/operations.md, Behind nginx).
+  if (settings.TRUST_PROXY === 'true') {
+    refuse('TRUST_PROXY', 'true is refused in production, where any client could pick its address in X-Forwarded-For: give the number of proxies in front of the service (1 behind one nginx) or their addresses (10.0.0.0/8)', false)
+  }
+}
+
+/** What is wrong with a directory setting, or undefined: it must be a directory that exists. */
+function directoryProblem (value: string): string | undefined {
+  const directory = path.resolve(value)
+  try {
+    return fs.statSync(directory).isDirectory() ? undefined : `expected a directory: ${directory} is not one`
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return `expected a directory: ${directory} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}`
   }
 }
 
@@ -218,7 +247,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const problems = new Map<string, string>()
   const refuse = (name: string, what: string, quoted = true) => {
     if (problems.has(name)) return
-    const value = !quoted || SECRETS.has(name) ? '' : `, not ${JSON.stringify(env[name])}`
+    const value = !quoted || SECRETS.has(name) || env[name] === undefined ? '' : `, not ${JSON.stringify(env[name])}`
     problems.set(name, `env/${name}: ${what}${value}`)
   }
   for (const error of Value.Errors(EnvSchema, settings)) refuse(error.path.slice(1), expected(error.schema, error.message))

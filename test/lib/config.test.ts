@@ -1,6 +1,8 @@
+import fs from 'node:fs'
 import path from 'node:path'
+import util from 'node:util'
 import t from 'tap'
-import { InvalidConfiguration, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption, unknownSettings, warnUnknownSettings } from '../../lib/config.js'
+import { InvalidConfiguration, SETTING_NAMES, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption, unknownSettings, warnUnknownSettings } from '../../lib/config.js'
 
 /** The lines loadConfig refuses `env` with; none when it accepts it. */
 function refused (env: NodeJS.ProcessEnv): readonly string[] {
@@ -56,20 +58,22 @@ t.test('defaults, with nothing set', async (t) => {
 })
 
 t.test('values are decoded to their types and paths resolved', async (t) => {
+  const static_ = t.testdir({ static: {}, data: {} })
+  const data = path.relative(process.cwd(), path.join(static_, 'data'))
   const config = loadConfig({
     PORT: '8080',
     BODY_LIMIT: '100',
     DOCS_CATCH_ALL: 'false',
-    FILES_DIR: 'data',
-    STATIC_DIR: '/srv/static',
+    FILES_DIR: data,
+    STATIC_DIR: static_,
     API_TOKENS: 'abc,d.e-f~g+h/i==',
     COLORS_SYNTHETIC_COUNT: '1000000'
   })
   t.equal(config.PORT, 8080)
   t.equal(config.BODY_LIMIT, 100)
   t.equal(config.DOCS_CATCH_ALL, false)
-  t.equal(config.FILES_DIR, path.resolve('data'))
-  t.equal(config.STATIC_DIR, '/srv/static')
+  t.equal(config.FILES_DIR, path.resolve(data), 'relative to the working directory')
+  t.equal(config.STATIC_DIR, static_)
   t.equal(config.API_TOKENS, 'abc,d.e-f~g+h/i==')
   t.equal(config.COLORS_SYNTHETIC_COUNT, 1000000)
 })
@@ -104,6 +108,39 @@ t.test('the client timeouts: headers within the whole request', async (t) => {
   t.match(loadConfig({}), { HEADERS_TIMEOUT: 15_000, REQUEST_TIMEOUT: 30_000, MAX_CONNECTIONS: 0 })
   t.match(loadConfig({ HEADERS_TIMEOUT: '5000', REQUEST_TIMEOUT: '5000' }), { HEADERS_TIMEOUT: 5000, REQUEST_TIMEOUT: 5000 })
   t.same(refused({ HEADERS_TIMEOUT: '40000' }), ['env/HEADERS_TIMEOUT: must not be longer than REQUEST_TIMEOUT (30000), not "40000"'])
+})
+
+t.test('the drain ends before the grace period, which cuts the process', async (t) => {
+  t.match(loadConfig({ SHUTDOWN_DRAIN: '8999', SHUTDOWN_GRACE: '9000' }), { SHUTDOWN_DRAIN: 8999, SHUTDOWN_GRACE: 9000 })
+  t.same(refused({ SHUTDOWN_DRAIN: '20000', SHUTDOWN_GRACE: '1000' }),
+    ['env/SHUTDOWN_DRAIN: must be shorter than SHUTDOWN_GRACE (1000), by which the process is cut, not "20000"'])
+  t.same(refused({ SHUTDOWN_DRAIN: '9000' }), ['env/SHUTDOWN_DRAIN: must be shorter than SHUTDOWN_GRACE (9000), by which the process is cut, not "9000"'], 'as long is too long')
+  t.same(refused({ SHUTDOWN_GRACE: '500' }), ['env/SHUTDOWN_DRAIN: must be shorter than SHUTDOWN_GRACE (500), by which the process is cut'], 'the default drain, named without a value it was not given')
+})
+
+t.test('the metrics listener never takes the API\'s port', async (t) => {
+  t.same(refused({ PORT: '9091' }), ['env/METRICS_PORT: must differ from PORT (9091): the metrics have a listener of their own'])
+  t.same(refused({ PORT: '8080', METRICS_PORT: '8080' }), ['env/METRICS_PORT: must differ from PORT (8080): the metrics have a listener of their own, not "8080"'])
+  t.equal(loadConfig({ PORT: '9091', METRICS: 'false' }).PORT, 9091, 'no metrics, no listener of theirs')
+  t.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).METRICS_PORT, 0, 'two free ports, never the same one')
+})
+
+t.test('FILES_DIR and STATIC_DIR must be directories that exist', async (t) => {
+  const dir = t.testdir({ file: 'text' })
+  const missing = path.join(dir, 'missing')
+  t.same(refused({ FILES_DIR: missing }), [`env/FILES_DIR: expected a directory: ${missing} does not exist`])
+  t.same(refused({ STATIC_DIR: path.join(dir, 'file') }), [`env/STATIC_DIR: expected a directory: ${path.join(dir, 'file')} is not one`])
+  t.same(refused({ FILES_DIR: path.join(dir, 'file', 'below') }), [`env/FILES_DIR: expected a directory: ${path.join(dir, 'file', 'below')} cannot be read (ENOTDIR)`])
+  t.equal(loadConfig({ FILES_DIR: dir }).FILES_DIR, dir)
+})
+
+t.test('TRUST_PROXY=true is refused in production, with what to give instead', async (t) => {
+  const production = { NODE_ENV: 'production', STORE: 'memory' }
+  const [line, ...more] = refused({ ...production, TRUST_PROXY: 'true' })
+  t.same(more, [])
+  t.match(line, /^env\/TRUST_PROXY: true is refused in production, .*X-Forwarded-For: give the number of proxies .* or their addresses/)
+  for (const value of ['1', '10.0.0.0/8', 'loopback', 'false']) t.equal(loadConfig({ ...production, TRUST_PROXY: value }).TRUST_PROXY, value)
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY, 'true', 'outside production, on a developer\'s machine, it is taken')
 })
 
 t.test('METRICS_HOST is HOST unless set; METRICS_PORT a port', async (t) => {
@@ -270,4 +307,18 @@ t.test('every invalid variable is refused at once, a line each', async (t) => {
   t.same(err.problems.map((line) => line.split(':')[0]), ['env/PORT', 'env/LOG_LEVEL', 'env/METRICS', 'env/TRUST_PROXY'])
   t.equal(err.message.split('\n').length, 4)
   t.ok(err.problems.every((line) => !line.includes('\n')), 'one line each')
+})
+
+t.test('.env.example: every setting, all commented out; a default line, uncommented, changes nothing in production', async (t) => {
+  const text = fs.readFileSync(path.join(projectRoot, '.env.example'), 'utf8')
+  t.same(util.parseEnv(text), {}, 'copied to .env as it is, it sets nothing')
+  const defaults = [...text.matchAll(/^# ([A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name as string, value as string] as const)
+  const examples = [...text.matchAll(/^# e\.g\. ([A-Z_]+)=/gm)].map(([, name]) => name as string)
+  t.same([...defaults.map(([name]) => name), ...examples].filter((name) => SETTING_NAMES.includes(name)).sort(), [...SETTING_NAMES].sort(), 'each setting once')
+  t.same(unknownSettings(defaults.map(([name]) => name)), [], 'a default line is a setting of the service')
+  const production = { NODE_ENV: 'production', STORE: 'memory' }
+  const base = loadConfig(production)
+  for (const [name, value] of defaults) {
+    t.same(loadConfig({ ...production, [name]: value }), base, `${name}=${value} is production's default`)
+  }
 })

@@ -529,9 +529,12 @@ export interface components {
          *     }
          */
         ClientInfo: {
+            /** @description At most 256 characters. */
             clientName: string;
+            /** @description At most 254 characters. */
             clientEmail: string;
             clientAge: number;
+            /** @description At most 32 interests, each of at most 64 characters. */
             clientInterestedIn: string[];
         };
         /**
@@ -627,6 +630,7 @@ export interface components {
          */
         Product: {
             productId: number;
+            /** @description At most 256 characters. */
             name?: string;
         };
         /**
@@ -638,8 +642,10 @@ export interface components {
          *     }
          */
         User: {
+            /** @description At most 256 characters. */
             name: string;
             age: number;
+            /** @description At most 254 characters. */
             email: string;
             /**
              * Format: date
@@ -675,6 +681,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -736,6 +758,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -844,6 +882,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -905,6 +959,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -978,6 +1048,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -1034,6 +1120,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -1062,7 +1164,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Optional: any JSON number. */
+        /** @description Optional: any JSON number. At most 2048 bytes: a longer body is refused (413). */
         requestBody?: {
             content: {
                 /** @example 42 */
@@ -1247,6 +1349,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -1307,6 +1425,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -1376,6 +1510,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getHello: {
@@ -1412,6 +1562,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -1560,6 +1726,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
             429: {
                 headers: {
@@ -1607,6 +1789,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 33792 bytes: a longer body is refused (413). */
         requestBody: {
             content: {
                 /**
@@ -1633,9 +1816,12 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
+                    /** @description At most 256 characters. */
                     clientName: string;
+                    /** @description At most 254 characters. */
                     clientEmail: string;
                     clientAge: number;
+                    /** @description At most 32 interests, each of at most 64 characters. */
                     clientInterestedIn?: string[];
                 };
             };
@@ -1791,6 +1977,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -1873,6 +2075,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -2002,6 +2220,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2033,6 +2267,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 5120 bytes: a longer body is refused (413). */
         requestBody: {
             content: {
                 /**
@@ -2273,6 +2508,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -2323,6 +2574,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 5120 bytes: a longer body is refused (413). */
         requestBody: {
             content: {
                 /**
@@ -2602,6 +2854,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -2694,6 +2962,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -2939,6 +3223,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -3043,6 +3343,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -3133,6 +3449,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -3338,6 +3670,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3369,6 +3717,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 8192 bytes: a longer body is refused (413). */
         requestBody: {
             content: {
                 /**
@@ -3577,6 +3926,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -3627,6 +3992,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 8192 bytes: a longer body is refused (413). */
         requestBody: {
             content: {
                 /**
@@ -3853,6 +4219,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description URI Too Long */
             414: {
                 headers: {
@@ -4005,6 +4387,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */
@@ -4166,6 +4564,22 @@ export interface operations {
                      * @example {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
                      *     }
                      */

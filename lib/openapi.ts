@@ -190,9 +190,10 @@ function documentedResponse (status: string, schema: ResponseSchema, writer: Wri
 /**
  * The request body of a route: JSON as its schema says; a form with one key per field and a
  * repeated key per list element (`encoding`), where a list may be absent (the empty list); a body
- * a route reads itself (`optionalBody`, e.g. GET /b) is optional.
+ * a route reads itself (`optionalBody`, e.g. GET /b) is optional. Its size bound (the route's
+ * `bodyLimit`, plugins/config.ts) in its description and as `x-body-limit`.
  */
-function requestBody (schema: NonNullable<RouteOptions['schema']>, ref: Writer['ref']): Json | undefined {
+function requestBody (schema: NonNullable<RouteOptions['schema']>, bodyLimit: number | undefined, ref: Writer['ref']): Json | undefined {
   const body = (schema.body ?? schema.optionalBody) as Schema | undefined
   if (body === undefined) return undefined
   const consumes = schema.consumes ?? ['application/json']
@@ -206,7 +207,15 @@ function requestBody (schema: NonNullable<RouteOptions['schema']>, ref: Writer['
       ...(examples?.[0] === undefined ? {} : { example: examples[0] })
     }]
   }))
-  return { required: schema.body !== undefined, ...(body.description === undefined ? {} : { description: body.description }), content }
+  // The size bound has no keyword of its own in OpenAPI: said in words, and as the route's option.
+  const limit = bodyLimit === undefined ? undefined : `At most ${bodyLimit} bytes: a longer body is refused (413).`
+  const description = [body.description, limit].filter((text) => text !== undefined).join(' ')
+  return {
+    required: schema.body !== undefined,
+    ...(description === '' ? {} : { description }),
+    ...(bodyLimit === undefined ? {} : { 'x-body-limit': bodyLimit }),
+    content
+  }
 }
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
@@ -269,7 +278,7 @@ export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<strin
         response: Object.fromEntries(Object.entries(responses).map(([status, response]) =>
           [status, documentedResponse(status, response, writer)])),
         // requestBody is set in finish(): @fastify/swagger would put one schema on every media type.
-        'x-request-body': requestBody(schema, ref)
+        'x-request-body': requestBody(schema, route.bodyLimit, ref)
       }
     }
   }

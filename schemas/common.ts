@@ -36,6 +36,27 @@ export function SafeInteger (options: SchemaOptions = {}) {
   return Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options })
 }
 
+/** The longest name (of a user, a marketing client, a product), in characters. */
+export const NAME_MAX_LENGTH = 256
+
+/** The longest e-mail address, in characters: RFC 5321's path of 256 octets, less its angle brackets. */
+export const EMAIL_MAX_LENGTH = 254
+
+/**
+ * A string of at most `maxLength` characters (docs/operations.md, Limits), the bound said in its
+ * description too: the generated client's types show descriptions, not `maxLength`.
+ */
+export function BoundedString (maxLength: number, options: SchemaOptions = {}) {
+  const bound = `At most ${maxLength} characters.`
+  return Type.String({ ...options, maxLength, description: options.description === undefined ? bound : `${options.description} ${bound}` })
+}
+
+/** A name: at most NAME_MAX_LENGTH characters. */
+export const Name = (options: SchemaOptions = {}) => BoundedString(NAME_MAX_LENGTH, options)
+
+/** An e-mail address, as text (the service does not check its form): at most EMAIL_MAX_LENGTH characters. */
+export const EmailAddress = (options: SchemaOptions = {}) => BoundedString(EMAIL_MAX_LENGTH, options)
+
 /**
  * Examples with titles, as servant-docs' `toSamples` gives them ("When a value is provided for
  * 'name'"): `examples` holds the values, `x-example-titles` their titles, in the same order. The

@@ -1,8 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { SafeInteger } from './common.js'
+import { BoundedString, EmailAddress, Name, SafeInteger } from './common.js'
 
 /** The sender of every marketing e-mail (docs/contract.md, Sample data). */
 export const SENDER_ADDRESS = 'great@company.com'
+
+/** The most interests a client may list, and the longest one, in characters. */
+export const INTERESTS_MAX_ITEMS = 32
+export const INTEREST_MAX_LENGTH = 64
 
 const ALP = {
   clientName: 'Alp Mestanogullari',
@@ -16,10 +20,13 @@ const ALP = {
  * is one repeated key per element (none: the empty list) and `clientAge` a decimal integer.
  */
 export const ClientInfoSchema = Type.Object({
-  clientName: Type.String(),
-  clientEmail: Type.String(),
+  clientName: Name(),
+  clientEmail: EmailAddress(),
   clientAge: SafeInteger(),
-  clientInterestedIn: Type.Array(Type.String())
+  clientInterestedIn: Type.Array(BoundedString(INTEREST_MAX_LENGTH), {
+    maxItems: INTERESTS_MAX_ITEMS,
+    description: `At most ${INTERESTS_MAX_ITEMS} interests, each of at most ${INTEREST_MAX_LENGTH} characters.`
+  })
 }, { $id: 'ClientInfo', examples: [ALP] })
 
 export type ClientInfo = Static<typeof ClientInfoSchema>

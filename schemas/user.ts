@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { A_NUMBER } from './counters.js'
-import { SafeInteger, StringEnum, withHeaders } from './common.js'
+import { EmailAddress, Name, SafeInteger, StringEnum, withHeaders } from './common.js'
 import { idRangeHeader, pageSchema } from './collection.js'
 
 /** The two users of the servant tutorial (docs/contract.md, Sample data), in id order: ids 1 and 2 of the user store. */
@@ -13,10 +13,10 @@ export const [ISAAC, ALBERT] = SAMPLE_USERS
 
 /** A user, its fields in the order of the spec's table (and of every JSON body). */
 export const UserSchema = Type.Object({
-  name: Type.String(),
+  name: Name(),
   age: SafeInteger(),
-  email: Type.String(),
-  registration_date: Type.String({ format: 'date', description: 'YYYY-MM-DD' })
+  email: EmailAddress(),
+  registration_date: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD' })
 }, { $id: 'User', examples: [ISAAC] })
 
 export type User = Static<typeof UserSchema>

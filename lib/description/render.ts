@@ -45,6 +45,8 @@ export interface RouteDescription {
   body?: Schema | undefined
   /** A body the endpoint reads itself and may be absent (GET /b). */
   optionalBody?: Schema | undefined
+  /** The most bytes a body may have (413 above). */
+  bodyLimit?: number | undefined
   /** Request body media types; JSON when there is a body schema and no list. */
   consumes?: readonly string[] | undefined
   /** Response media types, the first being the default; JSON when absent. */
@@ -254,6 +256,7 @@ function requestSection (route: RouteDescription, intro: Introduction): string |
     if (route.body === undefined) lines.push(`- The body is optional${body === undefined ? '' : `: ${typeName(body)}`}.`)
   }
   if (body?.description !== undefined) lines.push(`- Body: ${body.description}`)
+  if (body !== undefined && route.bodyLimit !== undefined) lines.push(`- At most ${route.bodyLimit} bytes: a longer body is refused (413).`)
   const blocks = titled(body).flatMap(([title, example]) =>
     exampleBlocks(consumes, (type) => requestBody(type, example), title))
   if (lines.length === 0 && blocks.length === 0) return undefined

@@ -25,6 +25,7 @@ function describeRoute (route: RouteOptions, method: string): RouteDescription {
     headers: schema.headers as Schema | undefined,
     body: schema.body as Schema | undefined,
     optionalBody: schema.optionalBody as Schema | undefined,
+    bodyLimit: route.bodyLimit,
     consumes: schema.consumes,
     produces: schema.produces,
     responses: schema.response as Record<string, Schema> | undefined,

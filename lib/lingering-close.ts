@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
+import type { FastifyReply } from 'fastify'
 
 // Closing a connection on which the client may still be sending, without losing what was written
 // to it: a socket closed with unread bytes, or that receives more once closed, resets the connection
@@ -58,7 +59,8 @@ export function lingeringClose (socket: Socket, { ms = LINGER_MS, bytes = LINGER
 }
 
 /**
- * For an answer that refuses the request's body (413): reads no more of the body, and has
+ * For an answer that refuses the request's body (413, or any answer sent before the body was
+ * read: bodyStillArriving): reads no more of the body, and has
  * node:http's close of the connection after the answer linger. The caller answers with
  * `Connection: close`, after which node:http closes the connection with `socket.destroySoon()`:
  * destroyed as soon as the answer is flushed, under a client still sending.
@@ -67,6 +69,21 @@ export function closeAfterAnswer (request: IncomingMessage, options: LingerOptio
   request.pause()
   const socket = request.socket
   if (socket instanceof Socket) socket.destroySoon = () => lingeringClose(socket, options)
+}
+
+/**
+ * Whether some of the request's body has yet to arrive: answered now, node:http would then read it
+ * to its end (however long) to keep the connection for the next request. (A request that
+ * light-my-request makes has no such state: false.)
+ */
+export function bodyStillArriving (request: IncomingMessage): boolean {
+  return request.complete === false
+}
+
+/** closeAfterAnswer for a Fastify reply not sent yet: it goes out with `Connection: close`. */
+export function closeAfterReply (reply: FastifyReply, options: LingerOptions = {}): void {
+  reply.header('connection', 'close')
+  closeAfterAnswer(reply.request.raw, options)
 }
 
 /**

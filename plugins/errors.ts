@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { errorBody, validationMessage, type ServiceError } from '../lib/errors.js'
-import { closeAfterAnswer } from '../lib/lingering-close.js'
+import { bodyStillArriving, closeAfterReply } from '../lib/lingering-close.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -8,7 +8,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  * Every error a route or a hook raises, as the JSON error body (lib/errors.ts): the error handler,
  * and the schema error formatter that names what was wrong. A 5xx hides its message unless it was
  * written for the client (`expose`); the headers an error carries (`Retry-After`) are sent with it.
- * A 413 reads no more of the body and closes the connection after the answer.
+ * An error answered before the whole body arrived (a 413, or a refusal before the body is read)
+ * reads no more of it and closes the connection after the answer.
  */
 export default fp(async function errors (fastify) {
   fastify.setSchemaErrorFormatter((errors, dataVar) => {
@@ -28,12 +29,10 @@ export default fp(async function errors (fastify) {
       request.log.info({ statusCode, code: error.code, reason: error.message }, 'request refused')
     }
     if (error.headers !== undefined) reply.headers(error.headers)
-    if (statusCode === 413) {
-      // The rest of a body too large is not read: the connection closes once the answer is out,
-      // lingering so that a client still sending reads the answer (lib/lingering-close.ts).
-      reply.header('connection', 'close')
-      closeAfterAnswer(request.raw)
-    }
+    // The rest of a body too large, or of one refused before it was read (401, 406, 415…), is not
+    // read: the connection closes once the answer is out, lingering so that a client still sending
+    // reads the answer (lib/lingering-close.ts).
+    if (statusCode === 413 || bodyStillArriving(request.raw)) closeAfterReply(reply)
     // A serializer chosen by content negotiation must not touch an error: errors are always JSON.
     return reply.code(statusCode)
       .type(JSON_TYPE)

@@ -5,6 +5,7 @@ import type { FastifyReply, onRequestHookHandler } from 'fastify'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
 import { shorten } from '../lib/errors.js'
 import { contentTypeHeader, essence, type Serializer } from '../lib/media-types.js'
+import { carriesBody } from '../lib/body-limit.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -31,6 +32,7 @@ declare module 'fastify' {
 
 export const NotAcceptable = createError('FST_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const UnsupportedMediaType = createError('FST_ERR_CTP_INVALID_MEDIA_TYPE', '%s', 415)
+export const BodyNotAccepted = createError('FST_ERR_BODY_NOT_ACCEPTED', '%s %s takes no request body', 413)
 
 function schemaSerializer (reply: FastifyReply): Serializer {
   return (payload) => (reply.getSerializationFunction(String(reply.statusCode)) ?? JSON.stringify)(payload)
@@ -82,9 +84,7 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
   return function requireSupportedBody (request, reply, done) {
     const header = request.headers['content-type']
     if (header === undefined) {
-      const length = request.headers['content-length']
-      const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
-      return done(bodyRequired || hasBody ? new UnsupportedMediaType(`Content-Type is missing; ${expected}`) : undefined)
+      return done(bodyRequired || carriesBody(request.headers) ? new UnsupportedMediaType(`Content-Type is missing; ${expected}`) : undefined)
     }
     const type = essence(header)
     done(accepted.includes(type) ? undefined : new UnsupportedMediaType(`Content-Type ${shorten(type)} is not supported; ${expected}`))
@@ -92,9 +92,19 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
 }
 
 /**
+ * onRequest hook of a route that reads no body: 413 for a request that carries one, before any of
+ * it is read (plugins/errors.ts closes the connection after the answer). Read or not, a body sent
+ * to such a route would otherwise be read to its end by node:http, to keep the connection.
+ */
+const refuseBody: onRequestHookHandler = function refuseBody (request, _reply, done) {
+  done(carriesBody(request.headers) ? new BodyNotAccepted(request.method, request.routeOptions.url) : undefined)
+}
+
+/**
  * Content negotiation both ways, declared once per route in its schema: `produces` (406 and the
- * serializer of the chosen type) and `consumes` (415), each added to the route's responses. Runs in onRequest, after any
- * authentication hook of the route, before the body is parsed.
+ * serializer of the chosen type) and `consumes` (415; a route that consumes nothing refuses any
+ * body, 413), each added to the route's responses. Runs in onRequest, after any authentication
+ * hook of the route, before the body is parsed.
  */
 export default fp(async function negotiation (fastify) {
   await fastify.register(accepts)
@@ -112,6 +122,9 @@ export default fp(async function negotiation (fastify) {
       hooks.push(contentTypeGuard(consumes, schema?.body !== undefined))
       // A route that reads a body refuses one over its limit too.
       addResponses(schema, { 413: ErrorSchema, 415: ErrorSchema })
+    } else {
+      hooks.push(refuseBody)
+      addResponses(schema, { 413: ErrorSchema })
     }
     // A new array: the GET route and its automatic HEAD route share the original one.
     if (hooks.length > 0) route.onRequest = [...[route.onRequest ?? []].flat(), ...hooks] as typeof route.onRequest

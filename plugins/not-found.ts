@@ -6,6 +6,8 @@ import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { allowHeader, errorBody, shorten } from '../lib/errors.js'
 import { answerRaw } from '../lib/framework-errors.js'
+import { carriesBody } from '../lib/body-limit.js'
+import { bodyStillArriving, closeAfterReply } from '../lib/lingering-close.js'
 import { REQUEST_ID_HEADER, requestId } from '../lib/request-id.js'
 
 export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
@@ -39,6 +41,9 @@ export default fp(async function notFound (fastify) {
     // A route matched and sent us here itself (e.g. a missing static file): a plain 404.
     if (routes.find(method, url) === null) {
       if (fastify.config.DOCS_CATCH_ALL && fastify.hasDecorator('apiDescription')) {
+        // A body sent along is not read: the connection closes after the page (plugins/errors.ts
+        // does the same for the 404 and 405 below).
+        if (bodyStillArriving(request.raw)) closeAfterReply(reply)
         return reply.code(200).type('text/plain; charset=utf-8').send(fastify.apiDescription.markdown)
       }
       const allowed = allowedOn(url)
@@ -51,10 +56,12 @@ export default fp(async function notFound (fastify) {
   }
   fastify.setNotFoundHandler(notFound)
 
-  // QUERY on a path without it: Fastify refuses a QUERY without a Content-Type (400) before any
-  // handler runs, also the not-found one. The 404/405 is the answer, as for every other method.
-  fastify.addHook('onRequest', function queryWithoutRoute (request, reply, done) {
-    if (request.method === 'QUERY' && request.is404) return notFound(request, reply)
+  // Answered before Fastify would read a body for the not-found handler: a QUERY, which Fastify
+  // refuses without a Content-Type (400) before any handler runs, also the not-found one (the
+  // 404/405 is the answer, as for every other method); and any request with a body, which no route
+  // takes here (it is left unread: plugins/errors.ts).
+  fastify.addHook('onRequest', function answeredUnread (request, reply, done) {
+    if (request.is404 && (request.method === 'QUERY' || carriesBody(request.headers))) return notFound(request, reply)
     done()
   })
 

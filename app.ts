@@ -13,6 +13,12 @@ import { holdNextTickShape } from './lib/next-tick-shape.js'
 /** How often (ms) node:http looks for clients past HEADERS_TIMEOUT or REQUEST_TIMEOUT. */
 export const TIMEOUT_CHECK_INTERVAL_MS = 500
 
+/**
+ * How long the app's plugins may take to register beyond DATABASE_STARTUP_TIMEOUT, during which
+ * start-up retries an unreachable database (Fastify's own limit for a plugin is 10 s).
+ */
+export const PLUGIN_START_MS = 10_000
+
 /** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
 const LOGGED_URL_LIMIT = 1024
 
@@ -54,6 +60,8 @@ export function serverOptions (config: Config, { edge = true, logger = loggerOpt
       // Captures are validated by their schemas; a long one is a 400, not a missing route.
       maxParamLength: 8192
     },
+    // Fastify's 10 s would cut the database's retries at start-up short ("did not start in time").
+    pluginTimeout: config.DATABASE_STARTUP_TIMEOUT + PLUGIN_START_MS,
     // Requests refused before any route runs get the same JSON error body as every other error.
     frameworkErrors,
     clientErrorHandler,

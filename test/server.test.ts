@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -150,6 +151,25 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
     t.match(fatal?.err?.stack, /[(/]lib\/postgres\.ts:\d+:\d+\)/, 'the stack names the TypeScript source')
     t.notMatch(fatal?.err?.stack, /service\.cjs/, 'not the bundle')
   }
+})
+
+t.test('start-up retries an unreachable database for the whole DATABASE_STARTUP_TIMEOUT, past Fastify\'s 10 s for a plugin', async (t) => {
+  const closed = net.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as net.AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const started = Date.now()
+  const run = spawn(process.execPath, [serverEntry], {
+    env: { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', DATABASE_URL: `postgres://app:secret@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT: '11000' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  run.stdout.on('data', (chunk: Buffer) => { stdout += String(chunk) })
+  const [status] = await once(run, 'exit') as [number]
+  t.equal(status, 1, 'exit 1')
+  t.ok(Date.now() - started >= 11_000, 'after the whole timeout')
+  const fatal = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
+  t.match(fatal?.msg, /^could not start: The database at .* is unreachable \(attempts: \d+\)/, 'the database is named, not a plugin that "did not start in time"')
 })
 
 t.test('a client that reads a stream as fast as it can does not keep others waiting', async (t) => {

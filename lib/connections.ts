@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import type { Server } from 'node:net'
 
 /**
  * Descriptors kept free for everything that is not a client connection: the database pool, the
@@ -8,6 +9,9 @@ export const RESERVED_DESCRIPTORS = 256
 
 /** The cap when the descriptor limit cannot be read (not Linux): what a default limit of 1024 gives, times ten. */
 export const DEFAULT_CONNECTION_LIMIT = 10_000
+
+/** The most often a listener's refused connections are logged: a flood of them is one line per interval. */
+export const DROP_LOG_INTERVAL_MS = 10_000
 
 /** The soft limit of open files from /proc/self/limits' text ("Max open files  4096  4096  files"), or undefined. */
 export function openFileLimit (limits: string): number | undefined {
@@ -34,4 +38,24 @@ export function connectionLimit (configured: number, fileLimit: number | undefin
   if (configured > 0) return configured
   if (fileLimit === undefined) return DEFAULT_CONNECTION_LIMIT
   return Math.max(16, fileLimit - RESERVED_DESCRIPTORS)
+}
+
+/**
+ * Caps `server` at `limit` connections: past it Node closes each new connection as soon as it is
+ * accepted, and the connections the server has keep being served. `logDropped` is told how many
+ * were refused, at most once every DROP_LOG_INTERVAL_MS: the first refusal at once, then those of
+ * each interval with the next refusal after it.
+ */
+export function capConnections (server: Server, limit: number, logDropped: (dropped: number) => void): void {
+  server.maxConnections = limit
+  let dropped = 0
+  let loggedAt = -Infinity
+  server.on('drop', () => {
+    dropped++
+    const now = Date.now()
+    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return
+    logDropped(dropped)
+    loggedAt = now
+    dropped = 0
+  })
 }

@@ -1,8 +1,5 @@
 import fp from 'fastify-plugin'
-import { connectionLimit, processOpenFileLimit } from '../lib/connections.js'
-
-/** The most often a refused connection is logged: a flood of them is one line per interval. */
-const DROP_LOG_INTERVAL_MS = 10_000
+import { capConnections, connectionLimit, processOpenFileLimit } from '../lib/connections.js'
 
 /**
  * A cap on client connections (MAX_CONNECTIONS, else the descriptor limit less a reserve): past it
@@ -12,17 +9,8 @@ const DROP_LOG_INTERVAL_MS = 10_000
  */
 export default fp(async function connections (fastify) {
   const limit = connectionLimit(fastify.config.MAX_CONNECTIONS, processOpenFileLimit())
-  const server = fastify.server
-  server.maxConnections = limit
-  let dropped = 0
-  let loggedAt = -Infinity
-  server.on('drop', () => {
-    dropped++
-    const now = Date.now()
-    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return
+  capConnections(fastify.server, limit, (dropped) => {
     fastify.log.warn({ limit, dropped }, 'connection refused: the server has as many as it may keep')
-    loggedAt = now
-    dropped = 0
   })
   fastify.log.debug({ limit }, 'client connections capped')
 }, { name: 'connections', dependencies: ['config'] })

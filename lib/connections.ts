@@ -2,10 +2,26 @@ import fs from 'node:fs'
 import type { Server } from 'node:net'
 
 /**
- * Descriptors kept free for everything that is not a client connection: the database pool, the
- * metrics listener, files read per request (/myfile.txt, /static), the logger, Node's own.
+ * Connections the metrics listener keeps at once (plugins/external/metrics.ts): a scraper holds one
+ * per scrape, a pair of Prometheus servers two; the rest leaves room for an operator's curl and for
+ * connections still closing. Nothing else has a reason to connect there.
  */
-export const RESERVED_DESCRIPTORS = 256
+export const METRICS_CONNECTION_LIMIT = 8
+
+/**
+ * Descriptors the service needs for its own work: the database pool (DATABASE_POOL_SIZE), files
+ * read per request (/myfile.txt, /static), the logger, the listening sockets, Node's own.
+ */
+export const SERVICE_DESCRIPTORS = 248
+
+/**
+ * Descriptors kept free for everything that is not a client connection of the API: the metrics
+ * listener's connections and the service's own. With a descriptor limit L and MAX_CONNECTIONS
+ * unset, the API keeps L - RESERVED_DESCRIPTORS connections, so the API's connections, the metrics
+ * listener's (METRICS_CONNECTION_LIMIT) and the service's own (SERVICE_DESCRIPTORS) add up to L at
+ * most: a flood of either port cannot take a descriptor the other port or the service needs.
+ */
+export const RESERVED_DESCRIPTORS = SERVICE_DESCRIPTORS + METRICS_CONNECTION_LIMIT
 
 /** The cap when the descriptor limit cannot be read (not Linux): what a default limit of 1024 gives, times ten. */
 export const DEFAULT_CONNECTION_LIMIT = 10_000
@@ -32,7 +48,8 @@ export function processOpenFileLimit (): number | undefined {
  * How many client connections the server keeps at once: MAX_CONNECTIONS when set (not 0), else
  * the descriptor limit less RESERVED_DESCRIPTORS, so that idle or slow connections can never take
  * the last descriptor the process needs for its own work (at 0 left, even reading its own memory
- * use fails with EMFILE).
+ * use fails with EMFILE). Below a limit of RESERVED_DESCRIPTORS + 16 the floor of 16 eats into
+ * the reserve: such a limit is too small to run the service anyway.
  */
 export function connectionLimit (configured: number, fileLimit: number | undefined): number {
   if (configured > 0) return configured

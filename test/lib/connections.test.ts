@@ -1,7 +1,8 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import {
-  DEFAULT_CONNECTION_LIMIT, DROP_LOG_INTERVAL_MS, RESERVED_DESCRIPTORS, capConnections, connectionLimit, openFileLimit, processOpenFileLimit
+  DEFAULT_CONNECTION_LIMIT, DROP_LOG_INTERVAL_MS, METRICS_CONNECTION_LIMIT, RESERVED_DESCRIPTORS, SERVICE_DESCRIPTORS,
+  capConnections, connectionLimit, openFileLimit, processOpenFileLimit
 } from '../../lib/connections.js'
 import { advanceClock, until } from '../helpers/index.js'
 
@@ -23,6 +24,12 @@ t.test('connectionLimit: MAX_CONNECTIONS, else the descriptor limit less a reser
   t.equal(connectionLimit(0, 4096), 4096 - RESERVED_DESCRIPTORS)
   t.equal(connectionLimit(0, 100), 16, 'a tiny limit still takes a few')
   t.equal(connectionLimit(0, undefined), DEFAULT_CONNECTION_LIMIT, 'no limit known')
+})
+
+t.test('the API\'s connections, the metrics listener\'s and the service\'s own descriptors fit in the descriptor limit', async (t) => {
+  for (const limit of [RESERVED_DESCRIPTORS + 16, 512, 1024, 4096, 65_536, 1_048_576]) {
+    t.ok(connectionLimit(0, limit) + METRICS_CONNECTION_LIMIT + SERVICE_DESCRIPTORS <= limit, `ulimit -n ${limit}`)
+  }
 })
 
 t.test('capConnections: past the cap a connection is closed at once; refusals are logged at most once an interval, counted', async (t) => {

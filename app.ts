@@ -9,9 +9,7 @@ import { requestId } from './lib/request-id.js'
 import { serverLogger, type ServerLoggerOptions } from './lib/logger.js'
 import { activeTracing } from './lib/tracing.js'
 import { holdNextTickShape } from './lib/next-tick-shape.js'
-
-/** How often (ms) node:http looks for clients past HEADERS_TIMEOUT or REQUEST_TIMEOUT. */
-export const TIMEOUT_CHECK_INTERVAL_MS = 500
+import { TIMEOUT_CHECK_INTERVAL_MS } from './lib/connections.js'
 
 /**
  * How long the app's plugins may take to register beyond DATABASE_STARTUP_TIMEOUT, during which

@@ -1,5 +1,9 @@
 import fs from 'node:fs'
+import http from 'node:http'
 import type { Server } from 'node:net'
+
+/** How often (ms) node:http looks for clients past a listener's headers or request timeout. */
+export const TIMEOUT_CHECK_INTERVAL_MS = 500
 
 /**
  * Connections the metrics listener keeps at once (plugins/external/metrics.ts): a scraper holds one
@@ -75,4 +79,30 @@ export function capConnections (server: Server, limit: number, logDropped: (drop
     loggedAt = now
     dropped = 0
   })
+}
+
+/** How much an HTTP listener takes: connections at once, and how long (ms) each may take. */
+export interface ListenerBounds {
+  maxConnections: number
+  /** Receiving a request's headers. */
+  headersTimeout: number
+  /** Receiving a whole request. */
+  requestTimeout: number
+  /** An idle connection kept after an answer. */
+  keepAliveTimeout: number
+  /** A connection with no traffic either way: an answer the client does not read included. */
+  idleTimeout: number
+}
+
+/**
+ * A node:http server held to `bounds`: its timeouts enforced within TIMEOUT_CHECK_INTERVAL_MS
+ * (Node's default check, every 30 s, cut a slow client up to 30 s late), its connections capped
+ * by capConnections with `logDropped`.
+ */
+export function boundedServer (bounds: ListenerBounds, handler: http.RequestListener, logDropped: (dropped: number) => void): http.Server {
+  const { maxConnections, headersTimeout, requestTimeout, keepAliveTimeout, idleTimeout } = bounds
+  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler)
+  server.timeout = idleTimeout
+  capConnections(server, maxConnections, logDropped)
+  return server
 }

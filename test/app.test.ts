@@ -1,8 +1,9 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import Fastify from 'fastify'
-import app, { TIMEOUT_CHECK_INTERVAL_MS, serverOptions } from '../app.js'
+import app, { serverOptions } from '../app.js'
 import { loadConfig } from '../lib/config.js'
+import { TIMEOUT_CHECK_INTERVAL_MS } from '../lib/connections.js'
 import { API_HEADERS } from '../lib/security-headers.js'
 import { build, logSink } from './helpers/index.js'
 

@@ -1,8 +1,8 @@
 import net, { type AddressInfo } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import {
   DEFAULT_CONNECTION_LIMIT, DROP_LOG_INTERVAL_MS, METRICS_CONNECTION_LIMIT, RESERVED_DESCRIPTORS, SERVICE_DESCRIPTORS,
-  capConnections, connectionLimit, openFileLimit, processOpenFileLimit
+  boundedServer, capConnections, connectionLimit, openFileLimit, processOpenFileLimit, type ListenerBounds
 } from '../../lib/connections.js'
 import { advanceClock, until } from '../helpers/index.js'
 
@@ -65,4 +65,72 @@ t.test('capConnections: past the cap a connection is closed at once; refusals ar
   connect()
   await until(() => drops === 4, 30_000)
   t.same(logged, [1, 3], 'the first refusal after the interval logs those since the last line')
+})
+
+/** A boundedServer answering `ok`, but for /stalled: more than the socket's buffers hold, for a client that reads nothing. */
+async function listen (t: Test, bounds: ListenerBounds) {
+  /** The answers the server gave up on: their connection closed before they were sent, `ms` after they began. */
+  const cut: number[] = []
+  const dropped: number[] = []
+  const server = boundedServer(bounds, (req, res) => {
+    if (req.url !== '/stalled') return res.end('ok')
+    const started = Date.now()
+    res.on('close', () => { if (!res.writableFinished) cut.push(Date.now() - started) })
+    const chunk = Buffer.alloc(1 << 16)
+    while (res.write(chunk));
+  }, (count) => { dropped.push(count) })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const { port } = server.address() as AddressInfo
+  /** A connection that sends `request`, read (or not: no more than its socket buffers take); when it closed, and what it received. */
+  const connect = (request: string, read = true) => {
+    const opened = Date.now()
+    const socket = net.connect(port, '127.0.0.1', () => { socket.write(request) })
+    let received = ''
+    socket.on('error', () => {})
+    if (read) socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
+    t.teardown(() => { socket.destroy() })
+    return new Promise<{ ms: number, received: string }>((resolve) => socket.on('close', () => resolve({ ms: Date.now() - opened, received })))
+  }
+  const connections = () => new Promise<number>((resolve, reject) => server.getConnections((err, count) => err === null ? resolve(count) : reject(err)))
+  return { connect, connections, cut, dropped }
+}
+
+const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+
+t.test('boundedServer: past maxConnections a connection is closed unanswered, and the refusal told', async (t) => {
+  const { connect, connections, dropped } = await listen(t, { maxConnections: 2, headersTimeout: 60_000, requestTimeout: 60_000, keepAliveTimeout: 60_000, idleTimeout: 60_000 })
+  connect('')
+  connect(GET)
+  await until(async () => await connections() === 2, 30_000)
+  t.equal((await connect(GET)).received, '', 'the third is closed unanswered')
+  t.same(dropped, [1], 'the refusal told')
+})
+
+/**
+ * How much later than its timeout a connection may be cut on a busy machine. Node's default check
+ * (every 30 s) cut the first ones 30 s after the listen, and its default timeouts are longer still.
+ */
+const LATE_MS = 10_000
+
+t.test('boundedServer: a silent connection, a half-sent request, a body that never ends, an idle keep-alive and an answer the client does not read are each cut past their own timeout', async (t) => {
+  // The keep-alive timeout above Node's default (5 s, which Node 24 keeps a second longer), the idle
+  // one above the request's: each cut is its own.
+  const bounds = { maxConnections: 10, headersTimeout: 1000, requestTimeout: 2000, keepAliveTimeout: 7000, idleTimeout: 3000 }
+  const { connect, connections, cut } = await listen(t, bounds)
+  const closing = [
+    ['silent', connect(''), bounds.headersTimeout, /^HTTP\/1\.1 408 /],
+    ['half-sent headers', connect('GET / HTTP/1.1\r\nHost: x'), bounds.headersTimeout, /^HTTP\/1\.1 408 /],
+    ['a body that never ends, after its answer', connect('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345'), bounds.requestTimeout, /^HTTP\/1\.1 200 OK\r\n/],
+    ['kept alive after its answer', connect(GET), bounds.keepAliveTimeout, /^HTTP\/1\.1 200 OK\r\n/]
+  ] as const
+  connect('GET /stalled HTTP/1.1\r\nHost: x\r\n\r\n', false)
+  for (const [name, closed, timeout, answer] of closing) {
+    const { ms, received } = await closed
+    t.ok(ms >= timeout && ms < timeout + LATE_MS, `${name}: closed by the server past ${timeout} ms (${ms} ms)`)
+    t.match(received, answer, `${name}: answered`)
+  }
+  await until(() => cut.length === 1, 30_000)
+  t.ok(cut[0]! >= bounds.idleTimeout, `an answer the client does not read: cut past the idle timeout (${cut[0]} ms)`)
+  await until(async () => await connections() === 0, 30_000)
 })

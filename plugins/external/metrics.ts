@@ -1,8 +1,9 @@
-import http from 'node:http'
 import fp from 'fastify-plugin'
 import type { onResponseHookHandler } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
+import { METRICS_CONNECTION_LIMIT, boundedServer, type ListenerBounds } from '../../lib/connections.js'
 import { errorBody } from '../../lib/errors.js'
+import { clientErrorHandler } from '../../lib/framework-errors.js'
 import { DurationHistogram, routeSeries } from '../../lib/request-durations.js'
 import { API_HEADERS } from '../../lib/security-headers.js'
 
@@ -13,6 +14,20 @@ export const UNMATCHED_ROUTE = 'unmatched'
 let processMetrics: Registry | undefined
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * The metrics listener's own bounds, far below the API's: a scrape is one GET without a body,
+ * answered at once, so a connection that has not sent its request within seconds, or that stays
+ * silent that long, is no scraper's. A scraper that keeps its connection between scrapes opens a
+ * new one when this one has been closed.
+ */
+export const METRICS_LISTENER: ListenerBounds = {
+  maxConnections: METRICS_CONNECTION_LIMIT,
+  headersTimeout: 5_000,
+  requestTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  idleTimeout: 10_000
+}
 
 /**
  * Prometheus metrics with prom-client, when METRICS is on: prom-client's process metrics, and
@@ -26,6 +41,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  * it by a path variant its rules did not expect (`/metrics/`, `/metrics%2F`), and it answers while
  * the API sheds load. It is a plain node:http server: one route, no need for a second Fastify.
  * With METRICS off nothing is registered: no listener, no hook.
+ *
+ * Whoever reaches that port must not take the API down: the listener keeps METRICS_CONNECTION_LIMIT
+ * connections at most, within the descriptors the API's own cap leaves free (lib/connections.ts),
+ * closes any more at once (logged at most every 10 s), and cuts a connection past the timeouts of
+ * METRICS_LISTENER. A request too slow or not HTTP gets the API's JSON error body, as the API's
+ * do (lib/framework-errors.ts).
  *
  * The histogram is kept by lib/request-durations.ts, not prom-client's Histogram: each route has
  * an onResponse hook of its own that knows the route's pattern, and keeps the series of each
@@ -62,7 +83,7 @@ export default fp(async function metrics (fastify) {
     else done()
   })
 
-  const server = http.createServer((req, res) => {
+  const server = boundedServer(METRICS_LISTENER, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     const answer = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { ...API_HEADERS, ...headers, 'content-type': type, 'content-length': Buffer.byteLength(body) })
@@ -78,11 +99,10 @@ export default fp(async function metrics (fastify) {
         fastify.log.error({ err }, 'metrics could not be collected')
         error(500, 'Internal Server Error')
       })
+  }, (dropped) => {
+    fastify.log.warn({ limit: METRICS_CONNECTION_LIMIT, dropped }, 'metrics connection refused: the metrics listener has as many as it may keep')
   })
-  // Requests end within the timeouts the API itself has; a scraper does not hold a close.
-  server.requestTimeout = 30_000
-  server.headersTimeout = 15_000
-  server.keepAliveTimeout = 5_000
+  server.on('clientError', clientErrorHandler.bind(fastify))
 
   fastify.addHook('onReady', async () => {
     await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,11 @@
-import type { AddressInfo } from 'node:net'
+import fs from 'node:fs'
+import http from 'node:http'
+import net, { type AddressInfo } from 'node:net'
+import path from 'node:path'
 import t, { type Test } from 'tap'
-import { assertError, build, json, logSink } from '../../helpers/index.js'
+import { METRICS_CONNECTION_LIMIT, RESERVED_DESCRIPTORS } from '../../../lib/connections.js'
+import { METRICS_LISTENER } from '../../../plugins/external/metrics.js'
+import { assertError, build, json, logSink, startServer, until } from '../../helpers/index.js'
 
 interface Sample {
   name: string
@@ -45,14 +50,14 @@ const requestCount = (samples: Sample[], labels: Record<string, string>) =>
     Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value
 
 /**
- * The app and the address of its metrics listener (METRICS_HOST:METRICS_PORT; any free port in the
- * tests), as its log says it: `address` is null when no listener was opened.
+ * The app, its log lines and the address of its metrics listener (METRICS_HOST:METRICS_PORT; any
+ * free port in the tests), as its log says it: `address` is null when no listener was opened.
  */
 async function buildWithMetrics (t: Test, env: Record<string, string> = {}) {
   const logs = logSink()
   const app = await build(t, env, { logger: logs.logger })
   const listening = logs.entries.find((entry) => entry.msg === 'metrics listening')
-  return { app, address: (listening?.address ?? null) as AddressInfo | null }
+  return { app, logs: logs.entries, address: (listening?.address ?? null) as AddressInfo | null }
 }
 
 /** A request to a metrics listener. */
@@ -153,4 +158,111 @@ t.test('METRICS=false: no listener, and nothing is measured', async (t) => {
   t.notMatch(app.printRoutes({ includeHooks: true }), /measureRequest/, 'no hook on any route')
   const on = await build(t, { DOCS_CATCH_ALL: 'false' })
   t.match(on.printRoutes({ includeHooks: true }), /measureRequest/, 'the hook the check looks for, when METRICS is on')
+})
+
+/** A connection to a metrics listener that sends `request` (if any) and keeps what it receives; `closed` once the server closes it. */
+function connection (address: AddressInfo | null, request = '') {
+  if (address === null) throw new Error('the metrics listener is not open')
+  const opened = Date.now()
+  const socket = net.connect(address.port, '127.0.0.1', () => { if (request !== '') socket.write(request) })
+  let received = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk: string) => { received += chunk })
+  socket.on('error', () => {})
+  const closed = new Promise<{ received: string, ms: number }>((resolve) => {
+    socket.on('close', () => resolve({ received, ms: Date.now() - opened }))
+  })
+  return { socket, closed, received: () => received }
+}
+
+const SCRAPE = 'GET /metrics HTTP/1.1\r\nHost: scraper\r\n\r\n'
+
+t.test(`the metrics port keeps ${METRICS_CONNECTION_LIMIT} connections at once: past them a connection is closed at once, and the refusals are logged`, async (t) => {
+  const { logs, address } = await buildWithMetrics(t)
+  // Every scraper keeps its connection open after its answer (keep-alive), so none frees a place.
+  const scrapers = Array.from({ length: METRICS_CONNECTION_LIMIT + 4 }, () => connection(address, SCRAPE))
+  t.teardown(() => { for (const { socket } of scrapers) socket.destroy() })
+  const answered = () => scrapers.filter(({ received }) => received().startsWith('HTTP/1.1 200 OK')).length
+  const refused = () => scrapers.filter(({ socket, received }) => socket.closed && received() === '').length
+  await until(() => answered() + refused() === scrapers.length, 60_000)
+  t.equal(answered(), METRICS_CONNECTION_LIMIT, 'as many answered as the cap')
+  t.equal(refused(), 4, 'the others closed without an answer')
+  t.match(logs.filter((entry) => entry.msg === 'metrics connection refused: the metrics listener has as many as it may keep'),
+    [{ level: 40, limit: METRICS_CONNECTION_LIMIT, dropped: 1 }], 'one line for the first refusal; the next ones are counted for the next line')
+})
+
+t.test('the metrics port closes a connection that sends no request, or half of one, past its headers timeout, with the JSON 408', async (t) => {
+  const { address } = await buildWithMetrics(t)
+  const silent = connection(address)
+  const half = connection(address, 'GET /metrics HTTP/1.1\r\nHost: scr')
+  const scraper = connection(address, SCRAPE)
+  t.teardown(() => { for (const { socket } of [silent, half, scraper]) socket.destroy() })
+  for (const [name, { closed }] of [['sends nothing', silent], ['sends half the headers', half]] as const) {
+    const { received, ms } = await closed
+    t.ok(ms >= METRICS_LISTENER.headersTimeout, `${name}: closed past the headers timeout (${ms} ms)`)
+    const [head = '', body = ''] = received.split('\r\n\r\n')
+    t.match(head, /^HTTP\/1\.1 408 Request Timeout\r\n/, `${name}: 408`)
+    t.match(head, /\r\nx-content-type-options: nosniff\r\n/i, `${name}: the security headers of every answer`)
+    t.match(JSON.parse(body), { statusCode: 408, error: 'Request Timeout', code: 'ERR_HTTP_REQUEST_TIMEOUT' }, `${name}: the JSON error body`)
+  }
+  const { received, ms } = await scraper.closed
+  t.match(received, /^HTTP\/1\.1 200 OK\r\n/, 'a scraper is answered')
+  t.ok(ms >= METRICS_LISTENER.keepAliveTimeout, `and its idle connection closed past the keep-alive timeout (${ms} ms)`)
+  t.equal(received.match(/HTTP\/1\.1 /g)?.length, 1, 'without another answer')
+})
+
+/** The POSIX shell's ulimit, then Node: a descriptor limit of 1024 (soft and hard) for the service. */
+const LIMITED = ['/bin/sh', '-c', 'ulimit -n 1024 && exec "$@"', 'sh']
+
+t.test('1,100 idle connections to the metrics port of the production entry, under 1,024 descriptors: the API answers throughout, the metrics port keeps a handful and closes them past its timeout', async (t) => {
+  const server = await startServer(t, { NODE_ENV: 'production', STORE: 'memory' }, { prefix: LIMITED })
+  const metricsPort = ((await server.waitForLog((entry) => entry.msg === 'metrics listening')).address as AddressInfo).port
+  const fdDirectory = `/proc/${server.child.pid}/fd`
+  const descriptors = () => fs.readdirSync(fdDirectory)
+  /** The server's sockets: its two listeners and the connections it has. */
+  const sockets = () => descriptors().filter((fd) => {
+    try {
+      return fs.readlinkSync(path.join(fdDirectory, fd)).startsWith('socket:')
+    } catch {
+      return false // closed meanwhile
+    }
+  }).length
+  const listeners = sockets()
+  /** A GET on a new connection (none kept from before the flood): its status, or the error's code. */
+  const get = (url: string) => new Promise<number | string>((resolve) => {
+    http.get(`${server.url}${url}`, { agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode!))
+    }).on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+  })
+  const api = async () => [await get('/health'), await get('/ready'), await get('/users')]
+  t.same(await api(), [200, 200, 200], 'the API answers before')
+  await until(() => sockets() === listeners, 60_000)
+
+  const flood: net.Socket[] = []
+  t.teardown(() => { for (const socket of flood) socket.destroy() })
+  for (let i = 0; i < 1100; i++) {
+    const socket = net.connect(metricsPort, '127.0.0.1')
+    socket.on('error', () => {})
+    // Read, so that the server's close is seen; nothing is ever sent.
+    socket.resume()
+    flood.push(socket)
+  }
+  const closed = () => flood.filter((socket) => socket.closed).length
+  // Every connection of the flood taken in: closed by the server, or held by it.
+  await until(() => closed() + sockets() - listeners >= flood.length, 60_000)
+  const held = sockets() - listeners
+  const during = descriptors().length
+  t.ok(held <= METRICS_CONNECTION_LIMIT, `the metrics port holds ${held} connections, ${METRICS_CONNECTION_LIMIT} at most; the others are closed`)
+  t.ok(during <= RESERVED_DESCRIPTORS, `${during} descriptors open during the flood: within the ${RESERVED_DESCRIPTORS} the API's cap leaves`)
+  t.same(await api(), [200, 200, 200], 'the API answers during the flood: /health, /ready, /users')
+  const isRefusal = (entry: Record<string, unknown>) => entry.msg === 'metrics connection refused: the metrics listener has as many as it may keep'
+  await until(() => server.logs.some(isRefusal), 60_000)
+  t.match(server.logs.find(isRefusal), { level: 40, limit: METRICS_CONNECTION_LIMIT }, 'the refusals are logged')
+
+  await until(() => closed() === flood.length, 60_000)
+  await until(() => sockets() === listeners, 60_000)
+  t.pass('the connections it held are closed by the server, past its timeouts')
+  t.same(await api(), [200, 200, 200], 'the API answers after')
+  t.equal(server.child.exitCode, null, 'the process lives')
 })

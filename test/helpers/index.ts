@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import http, { type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
@@ -258,23 +259,56 @@ export interface RunningServer {
 }
 
 /**
+ * A pipe (a FIFO, as `npm start | head` gives) for a child's stdout, its reader the test's: the
+ * child writes to `writeFd`; the test reads `reader`, and can stop reading it (pause: the pipe
+ * fills, and the child's writes find no room) or close it (destroy: the reader has gone, and the
+ * child's writes fail with EPIPE).
+ */
+export interface StdoutPipe {
+  /** The child's end, open for writing; startServer closes the test's copy once the child has it. */
+  writeFd: number
+  reader: net.Socket
+}
+
+/**
+ * The writer's end blocks, as a shell gives it, unless `nonBlocking` (as Node makes a process's
+ * stdout of a pipe).
+ */
+export function stdoutPipe (t: Test, { nonBlocking = false } = {}): StdoutPipe {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'stdout-pipe-'))
+  const fifo = path.join(directory, 'stdout')
+  execFileSync('mkfifo', [fifo])
+  // The reader first, not waiting for a writer; then the writer, which the reader lets open at once.
+  const reader = new net.Socket({ fd: fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), readable: true, writable: false })
+  const writeFd = fs.openSync(fifo, fs.constants.O_WRONLY | (nonBlocking ? fs.constants.O_NONBLOCK : 0))
+  t.teardown(() => {
+    reader.destroy()
+    fs.rmSync(directory, { recursive: true })
+  })
+  return { writeFd, reader }
+}
+
+/**
  * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`; or `entry`)
  * on a free port and resolves once it listens. The process is killed when the test ends, if still running.
+ * Its stdout, where the logs are read, is a pipe of its own, or `stdout`'s.
  */
-export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry, prefix = [] as string[] } = {}): Promise<RunningServer> {
+export async function startServer (t: Test, env: Record<string, string> = {}, { cwd = process.cwd(), entry = serverEntry, prefix = [] as string[], stdout = undefined as StdoutPipe | undefined } = {}): Promise<RunningServer> {
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`)
   // `prefix`: a command that runs Node, e.g. a shell that sets a ulimit first.
   const [command = process.execPath, ...args] = [...prefix, process.execPath, entry]
   const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...TEST_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'inherit']
+    stdio: ['ignore', stdout?.writeFd ?? 'pipe', 'inherit']
   })
+  // The child's alone: its reader sees the end of the pipe when the child has exited.
+  if (stdout !== undefined) fs.closeSync(stdout.writeFd)
   const exited = once(child, 'exit').then(([code]) => code as number | null)
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
 
   const logs: Array<Record<string, unknown>> = []
-  const lines = createInterface({ input: child.stdout! })
+  const lines = createInterface({ input: stdout?.reader ?? child.stdout! })
   lines.on('line', (line) => logs.push(JSON.parse(line) as Record<string, unknown>))
   const waitForLog = (matches: (entry: Record<string, unknown>) => boolean) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {

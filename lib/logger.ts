@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js'
 import { pino, stdSerializers, type DestinationStream, type LoggerOptions } from 'pino'
+import { stdoutDestination } from './log-destination.js'
 
 /** pino's levels, by name. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
@@ -72,7 +73,7 @@ export function bindRequestLogger (log: FastifyBaseLogger, bindings: Bindings): 
   return true
 }
 
-/** pino's options, and where it writes (stdout when not given). */
+/** pino's options, and where it writes (stdout when not given: `stdoutDestination`). */
 export type ServerLoggerOptions = LoggerOptions & { stream?: DestinationStream }
 
 /** The serializers Fastify adds to a logger it makes from options, but not to a logger instance given to it. */
@@ -93,7 +94,7 @@ const FASTIFY_SERIALIZERS = {
  */
 export function serverLogger ({ stream, ...options }: ServerLoggerOptions): FastifyBaseLogger {
   const settings = { ...options, serializers: { ...FASTIFY_SERIALIZERS, ...options.serializers } }
-  const root = (stream === undefined ? pino(settings) : pino(settings, stream)) as unknown as FastifyBaseLogger
+  const root = pino(settings, stream ?? stdoutDestination()) as unknown as FastifyBaseLogger
   const child = (bindings: Bindings, childOptions?: ChildLoggerOptions) => new LazyLogger(root, bindings, childOptions ?? {})
   return Object.create(root, { child: { value: child } }) as FastifyBaseLogger
 }

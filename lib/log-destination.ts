@@ -1,0 +1,99 @@
+import fs from 'node:fs'
+
+/** How long lines that the descriptor had no room for wait before they are tried again. */
+export const RETRY_MS = 50
+
+/**
+ * Where pino writes the service's log lines: a file descriptor (stdout), each line written when it
+ * comes, from the main thread. The descriptor must not block (stdout a pipe or a socket: see
+ * `stdoutDestination`): lines that a full pipe has no room for wait here, in order, and are tried
+ * again every RETRY_MS. Once the reader has gone (EPIPE), or the descriptor fails otherwise, lines
+ * are dropped as they come: no reader left to read them, and a logger never stops the service.
+ *
+ * It replaces pino's own destination (sonic-boom) for the sake of the exit. That one writes what
+ * waits at exit synchronously and retries until it is written: with a reader that has stopped, or
+ * one that has gone, it retries for ever, and the process never exits. Here the exit (`writeNow`)
+ * writes what the descriptor takes at once, and gives up on the rest; `flushed` lets whoever must
+ * not lose the lines wait for them, for as long as it can wait.
+ */
+export class LogDestination {
+  readonly #fd: number
+  /** The part the descriptor did not take of the last write it was given. */
+  #unsent: Buffer | undefined
+  /** The lines that came since, after it. */
+  #later = ''
+  #retry: NodeJS.Timeout | undefined
+  #gone = false
+  /** Called when nothing waits any more. */
+  #onFlushed: Array<() => void> = []
+
+  constructor (fd: number) {
+    this.#fd = fd
+  }
+
+  /** pino's one call: a line (or several), written now unless lines wait before it. */
+  write (line: string): void {
+    if (this.#gone) return
+    this.#later += line
+    if (this.#retry === undefined) this.#writeOut()
+  }
+
+  /** Resolves once every line written so far is out, or never will be (the descriptor is gone). */
+  flushed (): Promise<void> {
+    if (this.#unsent === undefined && this.#later === '') return Promise.resolve()
+    return new Promise((resolve) => this.#onFlushed.push(resolve))
+  }
+
+  /**
+   * What waits, written as far as the descriptor takes it now: the exit's last call, which must
+   * neither wait for room nor throw.
+   */
+  writeNow (): void {
+    clearTimeout(this.#retry)
+    this.#retry = undefined
+    this.#writeOut()
+  }
+
+  /** Writes what waits until it is all out, or else tries again in RETRY_MS. */
+  #writeOut (): void {
+    try {
+      for (;;) {
+        if (this.#unsent === undefined) {
+          if (this.#later === '') break
+          this.#unsent = Buffer.from(this.#later)
+          this.#later = ''
+        }
+        const written = fs.writeSync(this.#fd, this.#unsent)
+        this.#unsent = written < this.#unsent.length ? this.#unsent.subarray(written) : undefined
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+        this.#retry = setTimeout(() => {
+          this.#retry = undefined
+          this.#writeOut()
+        }, RETRY_MS)
+        return
+      }
+      this.#gone = true
+      this.#unsent = undefined
+      this.#later = ''
+    }
+    if (this.#onFlushed.length > 0) for (const resolve of this.#onFlushed.splice(0)) resolve()
+  }
+}
+
+let stdout: LogDestination | undefined
+
+/**
+ * The process's stdout as a log destination: one for the process, made on first use. Node makes
+ * `process.stdout` of a pipe or a socket with its descriptor in non-blocking mode: a write to a
+ * full pipe fails (EAGAIN) instead of stopping the event loop. At exit, what waits is written as
+ * far as stdout takes it at once.
+ */
+export function stdoutDestination (): LogDestination {
+  if (stdout === undefined) {
+    const destination = stdout = new LogDestination(process.stdout.fd)
+    process.on('exit', () => destination.writeNow())
+  }
+  return stdout
+}

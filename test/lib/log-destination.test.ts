@@ -1,0 +1,93 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { LogDestination, stdoutDestination } from '../../lib/log-destination.js'
+import { stdoutPipe, until } from '../helpers/index.js'
+
+/** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
+function onPipe (t: Test) {
+  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
+  t.teardown(() => fs.closeSync(writeFd))
+  let received = ''
+  reader.setEncoding('utf8')
+  reader.on('data', (chunk: string) => { received += chunk })
+  return { destination: new LogDestination(writeFd), reader, received: () => received }
+}
+
+/** `count` lines of about `size` bytes each, numbered. */
+function lines (count: number, size: number): string[] {
+  return Array.from({ length: count }, (_, i) => `{"n":${i},"msg":"${'x'.repeat(size)}"}\n`)
+}
+
+t.test('lines are written as they come, in order; nothing waits', async (t) => {
+  const { destination, received } = onPipe(t)
+  const written = lines(3, 10)
+  for (const line of written) destination.write(line)
+  await destination.flushed()
+  await until(() => received() === written.join(''))
+  t.pass('the reader has them all')
+})
+
+t.test('lines a full pipe has no room for wait, in order, whole, until the reader takes them; flushed() waits for them', async (t) => {
+  const { destination, reader, received } = onPipe(t)
+  reader.pause()
+  // Far more than the pipe and the reader's buffer hold: the pipe takes part of a line, and the rest waits.
+  const written = lines(20, 100_000)
+  for (const line of written) destination.write(line)
+  let flushed = false
+  const done = destination.flushed().then(() => { flushed = true })
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.notOk(flushed, 'not flushed while the reader does not read')
+  t.ok(received().length < written.join('').length, 'the reader has only part')
+  reader.resume()
+  await done
+  await until(() => received().length === written.join('').length)
+  t.equal(received(), written.join(''), 'every byte, in order: no line cut or doubled')
+})
+
+t.test('once the reader has gone (EPIPE), lines are dropped: flushed() resolves, nothing throws', async (t) => {
+  const { destination, reader } = onPipe(t)
+  reader.pause()
+  for (const line of lines(20, 100_000)) destination.write(line)
+  const done = destination.flushed()
+  reader.destroy()
+  await done
+  destination.write('{"msg":"after"}\n')
+  await destination.flushed()
+  t.pass('the lines that waited, and those after, are dropped')
+})
+
+t.test('writeNow(), the exit\'s: writes what fits and returns, whether the pipe is full or its reader gone', async (t) => {
+  const { destination, reader, received } = onPipe(t)
+  reader.pause()
+  const written = lines(20, 100_000)
+  for (const line of written) destination.write(line)
+  destination.writeNow()
+  t.pass('returns with the pipe full')
+  reader.destroy()
+  destination.writeNow()
+  t.pass('and with no reader')
+  t.ok(received().length < written.join('').length)
+
+  const healthy = onPipe(t)
+  healthy.destination.write('{"msg":"last"}\n')
+  healthy.destination.writeNow()
+  await until(() => healthy.received() === '{"msg":"last"}\n')
+})
+
+t.test('a descriptor that cannot be written at all: lines are dropped, nothing throws', async (t) => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'log-destination-')), 'read-only')
+  fs.writeFileSync(file, '')
+  const fd = fs.openSync(file, 'r')
+  t.teardown(() => { fs.closeSync(fd); fs.rmSync(path.dirname(file), { recursive: true }) })
+  const destination = new LogDestination(fd)
+  destination.write('{"msg":"a"}\n')
+  destination.write('{"msg":"b"}\n')
+  await destination.flushed()
+  t.equal(fs.readFileSync(file, 'utf8'), '')
+})
+
+t.test('stdout\'s destination is one for the process', async (t) => {
+  t.equal(stdoutDestination(), stdoutDestination())
+})

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
 import { InvalidConfiguration, loadConfig, loadEnvFile, warnUnknownSettings, type Config } from './lib/config.js'
+import { stdoutDestination } from './lib/log-destination.js'
 import { startTracing } from './lib/tracing.js'
 
 /**
@@ -57,11 +58,14 @@ export async function start (): Promise<void> {
   const { config, server } = settings()
 
   // SIGTERM (docker stop, which kills 10 s later) or SIGINT: drain and close (plugins/shutdown.ts)
-  // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1.
+  // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1. The close's last log lines
+  // are part of it: a reader of stdout that is behind gets them, one that has stopped reading keeps
+  // the close waiting until the grace cuts it (lib/log-destination.ts).
   closeWithGrace({ delay: config.SHUTDOWN_GRACE, logger: server.log }, async ({ signal, err }) => {
     if (err !== undefined) server.log.error({ err }, 'closing after an uncaught error')
     else server.log.info({ signal }, 'closing: finishing in-flight requests')
     await server.close()
+    await stdoutDestination().flushed()
   })
 
   try {

@@ -14,7 +14,8 @@ export const RETRY_MS = 50
  * waits at exit synchronously and retries until it is written: with a reader that has stopped, or
  * one that has gone, it retries for ever, and the process never exits. Here the exit (`writeNow`)
  * writes what the descriptor takes at once, and gives up on the rest; `flushed` lets whoever must
- * not lose the lines wait for them, for as long as it can wait.
+ * not lose the lines wait for them, for as long as it can wait: the close, within its grace
+ * (service.ts).
  */
 export class LogDestination {
   readonly #fd: number

@@ -279,6 +279,17 @@ t.test('stdout\'s reader gone (npm start | head -4): the service serves on, its 
   t.equal(await exitWithin(server, 20_000), 0)
 })
 
+t.test('SIGTERM with stdout\'s reader stopped, log lines waiting: the process exits at SHUTDOWN_GRACE, exit 1', async (t) => {
+  const stdout = stdoutPipe(t)
+  const server = await startServer(t, { SHUTDOWN_GRACE: '2000' }, { stdout })
+  stdout.reader.pause()
+  const written = await fillStdout(server.url)
+  t.ok(stdout.reader.bytesRead < written / 4, `the reader took ${stdout.reader.bytesRead} bytes of the ${written} or more written: the rest waits`)
+  server.child.kill('SIGTERM')
+  // A margin of 10 s past the grace for a busy machine.
+  t.equal(await exitWithin(server, 12_000), 1, 'the grace ran out with lines unwritten: they are cut, as a request would be')
+})
+
 t.test('SIGTERM with stdout\'s reader stopped, which then goes: the process exits as soon as it has, exit 0', async (t) => {
   const stdout = stdoutPipe(t)
   const server = await startServer(t, { SHUTDOWN_GRACE: '60000' }, { stdout })
@@ -291,4 +302,23 @@ t.test('SIGTERM with stdout\'s reader stopped, which then goes: the process exit
   await sleep(1000)
   stdout.reader.destroy()
   t.equal(await exitWithin(server, 20_000), 0, 'with no reader left, the lines are dropped and the close is done')
+})
+
+t.test('SIGTERM with stdout\'s reader behind: the close waits for it, every line reaches it, the last ones too, exit 0', async (t) => {
+  const stdout = stdoutPipe(t)
+  // A grace no busy machine runs out of while the reader catches up.
+  const server = await startServer(t, { SHUTDOWN_GRACE: '60000' }, { stdout })
+  stdout.reader.pause()
+  await fillStdout(server.url)
+  server.child.kill('SIGTERM')
+  await until(async () => !await accepting(server.url))
+  // The close is done but for its last log lines: the reader catches up only then (an exit that
+  // did not wait for them has come by now).
+  await sleep(1000)
+  const ended = once(stdout.reader, 'end')
+  stdout.reader.resume()
+  t.equal(await exitWithin(server, 20_000), 0)
+  await ended
+  t.equal(server.logs.filter((entry) => entry.msg === 'request completed').length, 1000, 'every request\'s lines')
+  t.equal(server.logs.at(-1)?.msg, 'closing: new connections refused, open ones drained', 'and the close\'s')
 })

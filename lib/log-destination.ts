@@ -4,11 +4,12 @@ import fs from 'node:fs'
 export const RETRY_MS = 50
 
 /**
- * Where pino writes the service's log lines: a file descriptor (stdout), each line written when it
- * comes, from the main thread. The descriptor must not block (stdout a pipe or a socket: see
- * `stdoutDestination`): lines that a full pipe has no room for wait here, in order, and are tried
- * again every RETRY_MS. Once the reader has gone (EPIPE), or the descriptor fails otherwise, lines
- * are dropped as they come: no reader left to read them, and a logger never stops the service.
+ * Where pino writes the service's log lines: a file descriptor (stdout), written from the main
+ * thread, the lines of one turn of the event loop in one write after it. The descriptor must not
+ * block (stdout a pipe or a socket: see `stdoutDestination`): lines that a full pipe has no room
+ * for wait here, in order, and are tried again every RETRY_MS. Once the reader has gone (EPIPE), or
+ * the descriptor fails otherwise, lines are dropped as they come: no reader left to read them, and
+ * a logger never stops the service.
  *
  * It replaces pino's own destination (sonic-boom) for the sake of the exit. That one writes what
  * waits at exit synchronously and retries until it is written: with a reader that has stopped, or
@@ -23,7 +24,8 @@ export class LogDestination {
   #unsent: Buffer | undefined
   /** The lines that came since, after it. */
   #later = ''
-  #retry: NodeJS.Timeout | undefined
+  /** The write to come: after this turn of the event loop, or RETRY_MS after the descriptor had no room. */
+  #next: NodeJS.Immediate | NodeJS.Timeout | undefined
   #gone = false
   /** Called when nothing waits any more. */
   #onFlushed: Array<() => void> = []
@@ -32,11 +34,11 @@ export class LogDestination {
     this.#fd = fd
   }
 
-  /** pino's one call: a line (or several), written now unless lines wait before it. */
+  /** pino's one call: a line (or several), written after this turn of the event loop. */
   write (line: string): void {
     if (this.#gone) return
     this.#later += line
-    if (this.#retry === undefined) this.#writeOut()
+    this.#next ??= setImmediate(this.#writeNext)
   }
 
   /** Resolves once every line written so far is out, or never will be (the descriptor is gone). */
@@ -50,13 +52,19 @@ export class LogDestination {
    * neither wait for room nor throw.
    */
   writeNow (): void {
-    clearTimeout(this.#retry)
-    this.#retry = undefined
     this.#writeOut()
   }
 
-  /** Writes what waits until it is all out, or else tries again in RETRY_MS. */
-  #writeOut (): void {
+  readonly #writeNext = (): void => {
+    this.#next = undefined
+    if (!this.#writeOut()) this.#next = setTimeout(this.#writeNext, RETRY_MS)
+  }
+
+  /**
+   * Writes what waits, as far as the descriptor takes it: false if it had no room for all of it,
+   * true once it is all out (or dropped, the descriptor gone).
+   */
+  #writeOut (): boolean {
     try {
       for (;;) {
         if (this.#unsent === undefined) {
@@ -68,18 +76,13 @@ export class LogDestination {
         this.#unsent = written < this.#unsent.length ? this.#unsent.subarray(written) : undefined
       }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-        this.#retry = setTimeout(() => {
-          this.#retry = undefined
-          this.#writeOut()
-        }, RETRY_MS)
-        return
-      }
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return false
       this.#gone = true
       this.#unsent = undefined
       this.#later = ''
     }
     if (this.#onFlushed.length > 0) for (const resolve of this.#onFlushed.splice(0)) resolve()
+    return true
   }
 }
 

@@ -20,13 +20,19 @@ function lines (count: number, size: number): string[] {
   return Array.from({ length: count }, (_, i) => `{"n":${i},"msg":"${'x'.repeat(size)}"}\n`)
 }
 
-t.test('lines are written as they come, in order; nothing waits', async (t) => {
+t.test('the lines of one turn of the event loop go out in order, in one write after it', async (t) => {
   const { destination, received } = onPipe(t)
+  const writeSync = fs.writeSync
+  let writes = 0
+  fs.writeSync = ((...args: Parameters<typeof writeSync>) => { writes++; return writeSync(...args) }) as typeof writeSync
+  t.teardown(() => { fs.writeSync = writeSync })
   const written = lines(3, 10)
   for (const line of written) destination.write(line)
+  t.equal(writes, 0, 'none during the turn')
   await destination.flushed()
+  t.equal(writes, 1, 'one after it')
   await until(() => received() === written.join(''))
-  t.pass('the reader has them all')
+  t.pass('the reader has them all, in order')
 })
 
 t.test('lines a full pipe has no room for wait, in order, whole, until the reader takes them; flushed() waits for them', async (t) => {

@@ -1,13 +1,26 @@
 import fs from 'node:fs'
+import os from 'node:os'
 
 /** How long lines that the descriptor had no room for wait before they are tried again. */
 export const RETRY_MS = 50
 
 /**
+ * The most characters of lines that wait for room: past it a line is dropped and counted, so a
+ * reader that has stopped reading costs a bounded amount of memory, not a little more each request.
+ */
+export const WAITING_LIMIT = 4 * 1024 * 1024
+
+/** The line that says, once there is room again, how many lines were dropped (pino's shape, level warn). */
+function droppedLine (dropped: number): string {
+  return `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, hostname: os.hostname(), dropped, msg: `${dropped} log lines dropped: stdout took none of them in time` })}\n`
+}
+
+/**
  * Where pino writes the service's log lines: a file descriptor (stdout), written from the main
  * thread, the lines of one turn of the event loop in one write after it. The descriptor must not
  * block (stdout a pipe or a socket: see `stdoutDestination`): lines that a full pipe has no room
- * for wait here, in order, and are tried again every RETRY_MS. Once the reader has gone (EPIPE), or
+ * for wait here, in order, and are tried again every RETRY_MS, up to WAITING_LIMIT (then dropped,
+ * and their number written once there is room again). Once the reader has gone (EPIPE), or
  * the descriptor fails otherwise, lines are dropped as they come: no reader left to read them, and
  * a logger never stops the service.
  *
@@ -27,6 +40,8 @@ export class LogDestination {
   /** The write to come: after this turn of the event loop, or RETRY_MS after the descriptor had no room. */
   #next: NodeJS.Immediate | NodeJS.Timeout | undefined
   #gone = false
+  /** Lines dropped since the last write, for want of room. */
+  #dropped = 0
   /** Called when nothing waits any more. */
   #onFlushed: Array<() => void> = []
 
@@ -37,8 +52,17 @@ export class LogDestination {
   /** pino's one call: a line (or several), written after this turn of the event loop. */
   write (line: string): void {
     if (this.#gone) return
+    if (this.waiting + line.length > WAITING_LIMIT) {
+      this.#dropped++
+      return
+    }
     this.#later += line
     this.#next ??= setImmediate(this.#writeNext)
+  }
+
+  /** How much waits to be written: bytes of a line cut short, characters of the lines after it. */
+  get waiting (): number {
+    return (this.#unsent?.length ?? 0) + this.#later.length
   }
 
   /** Resolves once every line written so far is out, or never will be (the descriptor is gone). */
@@ -68,6 +92,10 @@ export class LogDestination {
     try {
       for (;;) {
         if (this.#unsent === undefined) {
+          if (this.#later === '' && this.#dropped > 0) {
+            this.#later = droppedLine(this.#dropped)
+            this.#dropped = 0
+          }
           if (this.#later === '') break
           this.#unsent = Buffer.from(this.#later)
           this.#later = ''

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { LogDestination, stdoutDestination } from '../../lib/log-destination.js'
+import { LogDestination, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
 import { stdoutPipe, until } from '../helpers/index.js'
 
 /** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
@@ -96,4 +96,21 @@ t.test('a descriptor that cannot be written at all: lines are dropped, nothing t
 
 t.test('stdout\'s destination is one for the process', async (t) => {
   t.equal(stdoutDestination(), stdoutDestination())
+})
+
+t.test('what waits for a reader that does not read is bounded: past the limit lines are dropped, and their number said once there is room', async (t) => {
+  const { destination, reader, received } = onPipe(t)
+  reader.pause()
+  const written = lines(100, 100_000)
+  for (const line of written) destination.write(line)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.ok(destination.waiting <= WAITING_LIMIT, `${destination.waiting} characters wait, not ${written.join('').length}`)
+  reader.resume()
+  await destination.flushed()
+  await until(() => received().endsWith('\n') && received().includes('log lines dropped'))
+  const got = received().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  const notice = got.at(-1)
+  t.match(notice, { level: 40, msg: /^\d+ log lines dropped: stdout took none of them in time$/ })
+  t.equal(got.length - 1 + notice.dropped, written.length, 'each line either written whole or counted')
+  t.same(got.slice(0, -1).map((line) => line.n), [...Array(got.length - 1).keys()], 'those written, the first ones, in order')
 })

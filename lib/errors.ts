@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifySchemaValidationError } from 'fastify'
 import type { ErrorBody } from '../schemas/common.js'
+import { redactQuery } from './query-redaction.js'
 
 /** How much of a piece of client input (a path, a header) an error message quotes. */
 export const QUOTE_LIMIT = 100
@@ -11,6 +12,15 @@ export const QUOTE_LIMIT = 100
  */
 export function shorten (text: string, limit = QUOTE_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length} characters)`
+}
+
+/**
+ * A URL as an error message or a log line quotes it: shortened as by `shorten`, the values of
+ * credentials in the query string redacted (lib/query-redaction.ts) in the part kept. A value cut
+ * short is redacted as well; a name cut short has no value in the part kept.
+ */
+export function quoteUrl (url: string, limit = QUOTE_LIMIT): string {
+  return url.length <= limit ? redactQuery(url) : `${redactQuery(url.slice(0, limit))}… (${url.length} characters)`
 }
 
 /** One line that says what was wrong and where: `querystring/sortby must be one of: age, name`. */

@@ -1,0 +1,102 @@
+/** What a credential's value becomes in a logged URL (and the censor of logged headers). */
+export const REDACTED = '[redacted]'
+
+/**
+ * Query parameters whose values are credentials, by lowercase name: their values never reach a
+ * log line (spans hold no query string: lib/tracing.ts). The service reads none of them (its
+ * credentials come in `Authorization`), but clients and signed-URL tools put them in URLs all the
+ * same.
+ */
+export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
+  // Passwords, keys and tokens by their usual names.
+  'password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'credential', 'credentials',
+  'auth', 'authorization', 'bearer', 'jwt', 'token', 'auth_token', 'api_token', 'apitoken',
+  'key', 'apikey', 'api_key', 'api-key', 'x-api-key', 'private_key',
+  // Session ids, which some servers carry in the URL when cookies are off.
+  'session', 'sessionid', 'session_id', 'jsessionid', 'phpsessid',
+  // OAuth 2.0 and OpenID Connect: tokens, the authorization code and what proves the client.
+  'access_token', 'refresh_token', 'id_token', 'id_token_hint', 'code', 'code_verifier',
+  'client_secret', 'client_assertion', 'assertion',
+  // OAuth 1.0a.
+  'oauth_token', 'oauth_token_secret', 'oauth_verifier', 'oauth_signature',
+  // Signed URLs, as OpenTelemetry's conventions for url.query list them: AWS SigV4 and SigV2,
+  // CloudFront, Azure SAS (sig), Google Cloud Storage.
+  'signature', 'sig', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+  'awsaccesskeyid', 'x-goog-signature', 'x-goog-credential'
+])
+
+/** Where a nested name (`user[password]`, `auth.token`, `token[]`) splits into its keys. */
+const NESTING = /[[\].]/
+
+/** A name sent shorter than the shortest listed one is none of them: decoding and splitting only shorten it. */
+const SHORTEST_NAME = Math.min(...[...CREDENTIAL_PARAMETERS].map((name) => name.length))
+
+/** The value of a hexadecimal digit's character code, -1 for any other (NaN included). */
+function hexDigit (code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30
+  const lower = code | 0x20
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1
+}
+
+/** `%XX` escapes decoded one byte each: enough for the ASCII names listed, and a malformed escape is left as it is. */
+function decodeName (name: string): string {
+  let decoded = ''
+  let copied = 0
+  for (let at = name.indexOf('%'); at !== -1; at = name.indexOf('%', at + 1)) {
+    const high = hexDigit(name.charCodeAt(at + 1))
+    const low = hexDigit(name.charCodeAt(at + 2))
+    if (high === -1 || low === -1) continue
+    decoded += name.slice(copied, at) + String.fromCharCode(high * 16 + low)
+    copied = at + 3
+  }
+  return decoded + name.slice(copied)
+}
+
+/** Whether the name `url` holds from `start` to `end` (still percent-encoded) is listed, itself or one of its nested keys. */
+function isCredential (url: string, start: number, end: number): boolean {
+  if (end - start < SHORTEST_NAME) return false
+  let name = url.slice(start, end)
+  if (name.includes('%')) name = decodeName(name)
+  name = name.toLowerCase()
+  return CREDENTIAL_PARAMETERS.has(name) ||
+    ((name.includes('[') || name.includes('.')) && name.split(NESTING).some((key) => CREDENTIAL_PARAMETERS.has(key)))
+}
+
+/** Where `char` is next in `text` from `from`, or the text's length when it is not. */
+function next (text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from)
+  return at === -1 ? text.length : at
+}
+
+/**
+ * A URL (a request target, `/path?query`) as logs and error messages quote it: the value of every
+ * listed query parameter (CREDENTIAL_PARAMETERS, matched whatever its case or percent-encoding, or
+ * as a key of a nested name, each time it occurs, empty or not) replaced by REDACTED, its name
+ * kept, so that a line still says which one was sent. Pairs are split at `&` and at `;` as well (a separator to some servers); a name
+ * without `=` has no value to hide. A URL without a query string comes back as it is, for the cost
+ * of looking for `?`; one with nothing to redact comes back as the same string. Linear in the
+ * URL's length: each separator is looked for once. What logs and messages quote of a URL goes
+ * through quoteUrl (lib/errors.ts), which redacts the part it keeps, not a whole 16 kB URL.
+ */
+export function redactQuery (url: string): string {
+  const query = url.indexOf('?')
+  if (query === -1) return url
+  let redacted = ''
+  let copied = 0
+  // The next `&`, `;` and `=` at or after the pair's start (the URL's length when there is none).
+  let ampersand = query
+  let semicolon = query
+  let equals = query
+  for (let start = query + 1; start < url.length;) {
+    if (ampersand < start) ampersand = next(url, '&', start)
+    if (semicolon < start) semicolon = next(url, ';', start)
+    if (equals < start) equals = next(url, '=', start)
+    const end = Math.min(ampersand, semicolon)
+    if (equals < end && isCredential(url, start, equals)) {
+      redacted += url.slice(copied, equals + 1) + REDACTED
+      copied = end
+    }
+    start = end + 1
+  }
+  return copied === 0 ? url : redacted + url.slice(copied)
+}

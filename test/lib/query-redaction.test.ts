@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict'
+import t from 'tap'
+import fc from 'fast-check'
+import { CREDENTIAL_PARAMETERS, REDACTED, redactQuery } from '../../lib/query-redaction.js'
+import { QUOTE_LIMIT, quoteUrl } from '../../lib/errors.js'
+
+t.test('the value of a listed parameter is redacted, its name kept; the rest of the URL is left as it is', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['/users?token=s3cret', '/users?token=[redacted]'],
+    ['/users?TOKEN=s3cret', '/users?TOKEN=[redacted]'],
+    ['/users?%74oken=s3cret', '/users?%74oken=[redacted]'],
+    ['/users?%54%4f%4B%45%4e=s3cret', '/users?%54%4f%4B%45%4e=[redacted]'],
+    ['/users?a=1&token=x&token=y', '/users?a=1&token=[redacted]&token=[redacted]'],
+    ['/users?token=', '/users?token=[redacted]'],
+    ['/users?token=&sortby=age', '/users?token=[redacted]&sortby=age'],
+    ['/users?sortby=age;password=hunter2', '/users?sortby=age;password=[redacted]'],
+    ['/users?token=a=b=c&x=1', '/users?token=[redacted]&x=1'],
+    ['/users?token=s3cret#fragment&x=1', '/users?token=[redacted]&x=1'],
+    ['/users?&&token=s3cret&', '/users?&&token=[redacted]&'],
+    ['/users?user[password]=p&auth.token=q&token[]=r&user%5Bpassword%5D=s', '/users?user[password]=[redacted]&auth.token=[redacted]&token[]=[redacted]&user%5Bpassword%5D=[redacted]'],
+    ['/s3/object?X-Amz-Credential=AKIA&X-Amz-Signature=abc&X-Amz-Date=20240101', '/s3/object?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Date=20240101'],
+    ['/cb?code=xyz&state=abc', '/cb?code=[redacted]&state=abc'],
+    ['/blob?sv=2022&sig=abc%2Bdef', '/blob?sv=2022&sig=[redacted]']
+  ]
+  for (const [url, expected] of cases) t.equal(redactQuery(url), expected, url)
+})
+
+t.test('what is not the value of a listed parameter is not redacted', async (t) => {
+  for (const url of [
+    '/users', '/users?', '/users?sortby=age&name=token', '/hello?name=Ada%20Lovelace',
+    // Without `=` there is no value: `token` alone says only that it was sent.
+    '/users?token', '/users?token&x=1',
+    // Names that merely contain a listed one, or are one only after a second decoding.
+    '/users?tokens=1&my_token=2&keychain=3&%2574oken=4&to%6ben%=5',
+    // Escapes that decode to nothing: left as they are, no error.
+    '/users?%zz=1&%7=2&%=3',
+    // A `?` in the path, encoded, starts no query string.
+    '/users/a%3Ftoken=s3cret'
+  ]) t.equal(redactQuery(url), url, url)
+})
+
+t.test('the list: lowercase names, the usual credentials and the signed-URL parameters OpenTelemetry names', async (t) => {
+  for (const name of CREDENTIAL_PARAMETERS) t.equal(name, name.toLowerCase(), `${name}: lowercase`)
+  for (const name of ['token', 'access_token', 'refresh_token', 'id_token', 'api_key', 'apikey', 'api-key', 'key', 'password', 'passwd', 'pwd',
+    'secret', 'client_secret', 'auth', 'authorization', 'signature', 'sig', 'code', 'session', 'sessionid', 'jwt', 'bearer', 'credentials',
+    'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'awsaccesskeyid', 'x-goog-signature']) {
+    t.ok(CREDENTIAL_PARAMETERS.has(name), name)
+  }
+  // The service's own query parameters are not credentials: their values stay in the logs.
+  for (const name of ['name', 'sortby', 'count']) t.notOk(CREDENTIAL_PARAMETERS.has(name), name)
+})
+
+t.test('quoteUrl: a URL shortened as shorten() does, redacted in the part kept, a value cut short included', async (t) => {
+  t.equal(quoteUrl('/users?token=s3cret'), '/users?token=[redacted]', 'short: whole, redacted')
+  const long = `/users?token=s3cret&q=${'x'.repeat(200)}`
+  t.equal(quoteUrl(long), `/users?token=[redacted]&q=${'x'.repeat(QUOTE_LIMIT - 22)}… (${long.length} characters)`, 'long: cut at the limit, then redacted')
+  const cutInValue = `/users?q=${'x'.repeat(80)}&token=s3cret-and-more-of-it`
+  t.equal(quoteUrl(cutInValue), `/users?q=${'x'.repeat(80)}&token=[redacted]… (${cutInValue.length} characters)`, 'a value cut short is redacted')
+  t.notMatch(quoteUrl(cutInValue), /s3c/)
+  const cutInName = `/users?q=${'x'.repeat(87)}&password=s3cret`
+  t.equal(quoteUrl(cutInName), `/users?q=${'x'.repeat(87)}&pas… (${cutInName.length} characters)`, 'a name cut short: no value in the part kept')
+  t.equal(quoteUrl(long, 2000), redactQuery(long), 'a limit of its own')
+})
+
+/** A listed name as a client may spell it: any case, any of its characters percent-encoded, maybe nested. */
+const listedName = fc.tuple(
+  fc.constantFrom(...CREDENTIAL_PARAMETERS),
+  fc.infiniteStream(fc.tuple(fc.boolean(), fc.boolean())),
+  fc.constantFrom('%s', '%s[]', 'user[%s]', 'auth.%s', 'a[%s][0]')
+).map(([name, choices, nesting]) => {
+  const spelt = [...name].map((char) => {
+    const [upper, encoded] = choices.next().value as [boolean, boolean]
+    const cased = upper ? char.toUpperCase() : char
+    return encoded ? `%${cased.charCodeAt(0).toString(16).padStart(2, '0')}` : cased
+  }).join('')
+  return nesting.replace('%s', spelt)
+})
+
+/** A name that is no listed one nor nests one: lowercase letters and digits, a listed name excluded. */
+const otherName = fc.stringMatching(/^[a-z0-9_]{1,12}$/).filter((name) => !CREDENTIAL_PARAMETERS.has(name))
+
+/** A value as a URL carries it: no separator, possibly empty. */
+const value = fc.stringMatching(/^[A-Za-z0-9%+=.~_-]{0,20}$/)
+
+/** A secret value: a marker nothing else in the generated URLs can spell (no other value holds `#`). */
+const secret = fc.stringMatching(/^[a-z0-9]{0,12}$/).map((tail) => `#S3CRET#${tail}`)
+
+const path = fc.stringMatching(/^(\/[a-z0-9%.-]{0,10}){1,4}$/)
+const separator = fc.constantFrom('&', ';')
+
+t.test('property: no value of a listed parameter survives, every other pair is kept as it was', async (t) => {
+  const pair = fc.oneof(
+    fc.tuple(listedName, secret).map(([name, value]) => ({ name, value, listed: true })),
+    fc.tuple(otherName, value).map(([name, value]) => ({ name, value, listed: false }))
+  )
+  fc.assert(fc.property(path, fc.array(fc.tuple(pair, separator), { maxLength: 12 }), (path, pairs) => {
+    const query = pairs.map(([{ name, value }, sep], at) => `${at === 0 ? '' : sep}${name}=${value}`).join('')
+    const url = `${path}?${query}`
+    const redacted = redactQuery(url)
+    assert.ok(!redacted.includes('S3CRET'), `${url} → ${redacted}`)
+    const expected = pairs.map(([{ name, value, listed }, sep], at) => `${at === 0 ? '' : sep}${name}=${listed ? REDACTED : value}`).join('')
+    assert.equal(redacted, `${path}?${expected}`)
+  }), { numRuns: 2000, seed: 30 })
+  t.pass('2,000 URLs')
+})
+
+t.test('property: a URL without a listed parameter comes back unchanged', async (t) => {
+  fc.assert(fc.property(path, fc.array(fc.tuple(otherName, fc.option(value), separator), { maxLength: 12 }), (path, pairs) => {
+    const url = `${path}?${pairs.map(([name, value, sep]) => `${name}${value === null ? '' : `=${value}`}${sep}`).join('')}`
+    assert.equal(redactQuery(url), url)
+  }), { numRuns: 2000, seed: 30 })
+  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }).filter((text) => !text.includes('?')), (url) => {
+    assert.equal(redactQuery(url), url)
+  }), { numRuns: 2000, seed: 30 })
+  t.pass('4,000 URLs')
+})
+
+t.test('property: redacting twice is redacting once', async (t) => {
+  const anyPair = fc.tuple(fc.oneof(listedName, otherName), fc.oneof(secret, value), separator)
+  fc.assert(fc.property(path, fc.array(anyPair, { maxLength: 12 }), (path, pairs) => {
+    const once = redactQuery(`${path}?${pairs.map(([name, value, sep]) => `${name}=${value}${sep}`).join('')}`)
+    assert.equal(redactQuery(once), once)
+  }), { numRuns: 1000, seed: 30 })
+  t.pass('1,000 URLs')
+})

@@ -3,10 +3,11 @@ import autoload from '@fastify/autoload'
 import type { FastifyHttpOptions, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify'
 import config, { type ConfigPluginOptions } from './plugins/config.js'
 import { type Config, trustProxyOption } from './lib/config.js'
-import { shorten } from './lib/errors.js'
+import { quoteUrl } from './lib/errors.js'
 import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
 import { requestId } from './lib/request-id.js'
 import { serverLogger, type ServerLoggerOptions } from './lib/logger.js'
+import { REDACTED } from './lib/query-redaction.js'
 import { activeTracing } from './lib/tracing.js'
 import { holdNextTickShape } from './lib/next-tick-shape.js'
 import { TIMEOUT_CHECK_INTERVAL_MS } from './lib/connections.js'
@@ -22,16 +23,16 @@ const LOGGED_URL_LIMIT = 1024
 
 /**
  * The logger's options, from the settings: the level, Fastify's request serializer with the URL
- * shortened, credentials redacted.
+ * shortened, credentials redacted (headers, and query parameters: lib/query-redaction.ts).
  */
 export function loggerOptions (config: Config) {
   return {
     level: config.LOG_LEVEL,
     serializers: {
-      // Fastify's own request serializer, the URL shortened.
+      // Fastify's own request serializer, the URL shortened and its credentials redacted.
       req: (request: FastifyRequest) => ({
         method: request.method,
-        url: shorten(request.url, LOGGED_URL_LIMIT),
+        url: quoteUrl(request.url, LOGGED_URL_LIMIT),
         host: request.host,
         remoteAddress: request.ip,
         remotePort: request.socket?.remotePort
@@ -41,7 +42,7 @@ export function loggerOptions (config: Config) {
     // redaction to every child logger's bindings, once per request, and wildcards make that slow.
     redact: {
       paths: ['headers.authorization', 'headers.cookie', 'req.headers.authorization', 'req.headers.cookie'],
-      censor: '[redacted]'
+      censor: REDACTED
     }
   } satisfies ServerLoggerOptions
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { errorBody, shorten } from './errors.js'
+import { errorBody, quoteUrl } from './errors.js'
 import { REQUEST_ID_HEADER, newRequestId } from './request-id.js'
 import { API_HEADERS } from './security-headers.js'
 
@@ -10,10 +10,13 @@ import { API_HEADERS } from './security-headers.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** Messages of errors Fastify raises before routing that quote the whole path: reworded, the path shortened. */
+/**
+ * Messages of errors Fastify raises before routing that quote the whole URL: reworded, the URL
+ * shortened and the credentials in its query string redacted (the message is logged).
+ */
 const FRAMEWORK_MESSAGES: Record<string, (request: FastifyRequest) => string> = {
-  FST_ERR_BAD_URL: (request) => `'${shorten(request.url)}' is not a valid url component`,
-  FST_ERR_MAX_PARAM_LENGTH: (request) => `A capture of the path '${shorten(request.url)}' is longer than ` +
+  FST_ERR_BAD_URL: (request) => `'${quoteUrl(request.url)}' is not a valid url component`,
+  FST_ERR_MAX_PARAM_LENGTH: (request) => `A capture of the path '${quoteUrl(request.url)}' is longer than ` +
     `${request.server.initialConfig.routerOptions?.maxParamLength} characters`
 }
 

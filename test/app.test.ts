@@ -5,7 +5,7 @@ import app, { serverOptions } from '../app.js'
 import { loadConfig } from '../lib/config.js'
 import { TIMEOUT_CHECK_INTERVAL_MS } from '../lib/connections.js'
 import { API_HEADERS } from '../lib/security-headers.js'
-import { build, logSink } from './helpers/index.js'
+import { build, buildPlugins, json, logSink } from './helpers/index.js'
 
 t.test('the Authorization header never reaches the logs', async (t) => {
   const logs = logSink('trace')
@@ -21,6 +21,37 @@ t.test('the Authorization header never reaches the logs', async (t) => {
   t.notMatch(all, /c2VydmFudDpzZXJ2ZXI=/, 'credentials redacted')
   t.notMatch(all, /s3cr3t/, 'cookie redacted')
   t.match(all, /\[redacted\]/)
+})
+
+t.test('the values of credentials in a query string never reach the logs: every line of a request, whatever its answer', async (t) => {
+  const logs = logSink('info')
+  const app = await buildPlugins(t, (server) => {
+    server.get('/echo', async () => 'ok')
+    server.get('/fails', async () => { throw new Error('broken') })
+  }, { DOCS_CATCH_ALL: 'false' }, { logger: logs.logger })
+  const requests: Array<{ method?: 'GET' | 'POST', url: string, status: number, logged: string, lines: string[] }> = [
+    { url: '/echo?token=s3cret', status: 200, logged: '/echo?token=[redacted]', lines: ['incoming request', 'request completed'] },
+    { url: '/echo?TOKEN=s3cret', status: 200, logged: '/echo?TOKEN=[redacted]', lines: ['incoming request', 'request completed'] },
+    { url: '/echo?%74oken=s3cret', status: 200, logged: '/echo?%74oken=[redacted]', lines: ['incoming request', 'request completed'] },
+    { url: '/echo?a=1&token=s3cret&token=s3cret2', status: 200, logged: '/echo?a=1&token=[redacted]&token=[redacted]', lines: ['incoming request', 'request completed'] },
+    { url: '/nowhere?token=s3cret', status: 404, logged: '/nowhere?token=[redacted]', lines: ['incoming request', 'request refused', 'request completed'] },
+    { method: 'POST', url: '/echo?api_key=s3cret', status: 405, logged: '/echo?api_key=[redacted]', lines: ['incoming request', 'request refused', 'request completed'] },
+    { url: '/echo%E0?token=s3cret', status: 400, logged: '/echo%E0?token=[redacted]', lines: ['incoming request', 'request refused'] },
+    { url: '/fails?password=s3cret', status: 500, logged: '/fails?password=[redacted]', lines: ['incoming request', 'request failed', 'request completed'] }
+  ]
+  for (const [index, { method = 'GET', url, status, logged, lines }] of requests.entries()) {
+    const reqId = `redact-${index}`
+    const res = await app.inject({ method, url, headers: { 'x-request-id': reqId } })
+    t.equal(res.statusCode, status, `${method} ${url}: ${status}`)
+    const entries = logs.entries.filter((entry) => entry.reqId === reqId)
+    t.same(entries.map((entry) => entry.msg), lines, `${url}: every line of the request`)
+    t.match(entries[0], { req: { url: logged } }, `${url}: the URL logged with the parameter's name, not its value`)
+    t.notMatch(JSON.stringify(entries), /s3cret/, `${url}: no line holds the value`)
+  }
+  t.notMatch(JSON.stringify(logs.entries), /s3cret/, 'nowhere in the logs')
+  // The client is answered with the URL as the logs have it.
+  const bad = await app.inject({ url: '/echo%E0?token=s3cret' })
+  t.equal(json(bad).message, "'/echo%E0?token=[redacted]' is not a valid url component")
 })
 
 t.test('edge: false is the service without its edge plugins (what bench/edge.bench.js measures them against)', async (t) => {

@@ -30,15 +30,17 @@ t.test('fastify start (npm run dev) takes the settings server.ts takes: address,
   const url = await listening
   t.pass(`listens on HOST: ${url}`)
 
-  const res = await fetch(`${url}/hello?name=cli`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+  const res = await fetch(`${url}/hello?name=cli&token=s3cret`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
   t.same(await res.json(), { msg: 'Hello, cli' })
   const incoming = logs.find((entry) => entry.msg === 'incoming request')
   t.ok(incoming !== undefined, 'LOG_LEVEL=info: requests are logged (fastify-cli alone logs at fatal)')
   t.equal(incoming?.req.remoteAddress, '203.0.113.9', 'TRUST_PROXY=1: the forwarded client address')
+  t.equal(incoming?.req.url, '/hello?name=cli&token=[redacted]', 'a credential\'s value redacted, as by server.ts')
   t.match(logs.find((entry) => entry.variable === 'LOG_LEVL'), { level: 40, closest: 'LOG_LEVEL' }, 'a typo in .env is warned of, as by server.ts')
 
   const exited = once(child, 'exit')
   child.kill('SIGTERM')
   const [code] = await exited
   t.equal(code, 0, 'SIGTERM: a drain of 1 s fits SHUTDOWN_GRACE (fastify-cli alone gives 500 ms), exit 0')
+  t.notMatch(JSON.stringify(logs), /s3cret/, 'no line holds the value')
 })

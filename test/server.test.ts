@@ -19,6 +19,20 @@ t.test('the production entry point serves /health over HTTP', async (t) => {
   t.equal(await server.exited, 0, 'SIGTERM ends it cleanly')
 })
 
+t.test('the production entry point logs no value of a credential sent in a query string', async (t) => {
+  const server = await startServer(t, { DOCS_CATCH_ALL: 'false' })
+  const statuses: number[] = []
+  for (const url of ['/hello?name=Ada&token=s3cret', '/nowhere?access_token=s3cret', '/hello%E0?Password=s3cret']) {
+    statuses.push((await fetch(`${server.url}${url}`)).status)
+  }
+  t.same(statuses, [200, 404, 400])
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  t.same(server.logs.filter((entry) => entry.msg === 'incoming request').map((entry) => (entry.req as { url: string }).url),
+    ['/hello?name=Ada&token=[redacted]', '/nowhere?access_token=[redacted]', '/hello%E0?Password=[redacted]'])
+  t.notMatch(JSON.stringify(server.logs), /s3cret/, 'in no line')
+})
+
 t.test('the entry point runs the bundle through V8\'s code cache, written at the first start and read after', async (t) => {
   const directory = t.testdir()
   const env = { NODE_COMPILE_CACHE: directory, NODE_ENV: 'production', STORE: 'memory' }

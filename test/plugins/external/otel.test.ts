@@ -22,6 +22,8 @@ interface ReceivedSpan {
   status: { code?: number, message?: string }
   resource: Record<string, unknown>
   scope: string
+  /** The span as exported, whole (its events and status included). */
+  text: string
 }
 
 /** OTLP's span kinds. */
@@ -79,7 +81,8 @@ async function otlpReceiver (t: Test) {
               attributes: attributes(span.attributes),
               status: span.status ?? {},
               resource,
-              scope: scopeSpans.scope?.name
+              scope: scopeSpans.scope?.name,
+              text: JSON.stringify(span)
             })
           }
         }
@@ -130,7 +133,7 @@ Object.assign(process.env, {
   OTEL_TRACES_EXPORTER: 'otlp,console'
 })
 const tracing = startTracing()!
-const { build, logSink, startServer, testDatabase, until } = await import('../../helpers/index.js')
+const { build, buildPlugins, logSink, startServer, testDatabase, until } = await import('../../helpers/index.js')
 const { projectRoot } = await import('../../../lib/config.js')
 const { packageInfo } = await import('../../../lib/package-info.js')
 
@@ -229,6 +232,33 @@ t.test('a request that fails or is refused: its span says so, with the status', 
   t.equal((await limited.inject({ url: '/hello', headers: { 'x-request-id': 'otel-429' } })).statusCode, 429)
   await tracing.flush()
   t.has(collector.spans.find((span) => span.attributes[REQUEST_ID_ATTRIBUTE] === 'otel-429'), { name: 'GET /hello', attributes: { 'http.response.status_code': 429 } }, 'a refusal of the rate limit has its span')
+})
+
+t.test('a query string reaches no span: url.path is the path alone, whatever the answer; no attribute, event or status holds a credential', async (t) => {
+  const app = await buildPlugins(t, (server) => {
+    server.get('/echo', async () => 'ok')
+    server.get('/items/:id', { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } }, async () => 'ok')
+    server.get('/fails', async () => { throw new Error('broken') })
+  }, { DOCS_CATCH_ALL: 'false' })
+  const requests: Array<[string, number, string]> = [
+    ['/echo?token=s3cret', 200, 'GET /echo'],
+    ['/echo?a=1&TOKEN=s3cret&%74oken=s3cret', 200, 'GET /echo'],
+    ['/items/abc?password=s3cret', 400, 'GET /items/:id'],
+    ['/nowhere?access_token=s3cret', 404, 'GET'],
+    ['/fails?api_key=s3cret', 500, 'GET /fails']
+  ]
+  for (const [index, [url, status]] of requests.entries()) {
+    t.equal((await app.inject({ url, headers: { 'x-request-id': `otel-query-${index}` } })).statusCode, status, url)
+  }
+  await tracing.flush()
+  const spanOf = (index: number) => collector.spans.find((span) => span.attributes[REQUEST_ID_ATTRIBUTE] === `otel-query-${index}`)!
+  for (const [index, [url, status, name]] of requests.entries()) {
+    const span = spanOf(index)
+    t.has(span, { name, attributes: { 'url.path': url.split('?')[0], 'http.response.status_code': status } }, `${url}: the path alone`)
+    t.same(Object.keys(span.attributes).filter((key) => key.startsWith('url.') || key.startsWith('http.target')), ['url.path'], `${url}: no url.query, url.full or http.target`)
+    t.notMatch(span.text, /s3cret/, `${url}: nowhere in the span`)
+  }
+  t.match(spanOf(4).text, /"exception"/, 'the 5xx span holds its exception: its events were searched too')
 })
 
 t.test('a collector that refuses or hangs: requests are answered, a flush says so and waits no longer than its limit', async (t) => {

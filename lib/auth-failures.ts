@@ -10,29 +10,113 @@ export interface FailureCount {
 /**
  * Where failed authentications are counted: this process's memory, or a database table that
  * every replica shares. Fixed windows: a key's first failure opens a window of `windowMs`, and
- * the count lives until that window ends, never evicted sooner (an eviction would give a guesser
- * its budget back). Times come from the caller's clock.
+ * the count lives until that window ends (a lock is never evicted sooner: that would give a guesser
+ * its budget back; see memoryFailureStore for the counts under their limit). Times come from the
+ * caller's clock.
  */
 export interface FailureStore {
   /** The counts of these keys whose window is still open at `now`; a key without one is absent. */
   read (keys: readonly string[], now: number): Promise<Map<string, FailureCount>>
   /** One more failure for each key; a key whose window has ended (or that has none) opens one. */
   record (keys: readonly string[], now: number, windowMs: number): Promise<void>
+  /**
+   * For a store with a ceiling: undefined if a failure of these keys can be counted now, else when
+   * room is expected (ms since the epoch). Asked in the same turn of the event loop as the failure
+   * is recorded, so that no other attempt takes the room in between.
+   */
+  fullUntil? (keys: readonly string[], now: number): number | undefined
+}
+
+/** The most entries (keys) the memory store holds by default: see memoryFailureStore. */
+export const MEMORY_FAILURE_ENTRIES = 100_000
+
+/** A key's count in the memory store, linked into the order of every entry and, while under its limit, of the counts. */
+class Entry implements FailureCount {
+  older: Entry | undefined = undefined
+  newer: Entry | undefined = undefined
+  olderCount: Entry | undefined = undefined
+  newerCount: Entry | undefined = undefined
+  /** Under its limit: linked among the counts, which may be evicted. */
+  counting = false
+  constructor (readonly key: string, public failures: number, readonly resetAt: number) {}
 }
 
 /**
- * The store of one process, without a database. No entry leaves before its window ends; what bounds
- * the memory is the per-address ceiling (each address adds at most that many keys per window) and
- * the grouping of IPv6 addresses by /64 (lib/client-address.ts). The Map is kept in the order windows
- * opened, which, all windows being as long, is the order they end: each call drops the ended ones
- * from its front, so no timer runs and no sweep walks live entries.
+ * Entries in the order they were appended: a list linked through the fields `back` and `ahead` of
+ * each, so that an entry leaves from anywhere in O(1). (A Map's own order would do, but V8 walks
+ * the slots of deleted entries to find its first one: a Map used as a queue costs more and more
+ * per call until it is rehashed.)
  */
-export function memoryFailureStore (): FailureStore & { readonly size: number } {
-  const counts = new Map<string, FailureCount>()
+class Order {
+  first: Entry | undefined = undefined
+  last: Entry | undefined = undefined
+  size = 0
+  constructor (private readonly back: 'older' | 'olderCount', private readonly ahead: 'newer' | 'newerCount') {}
+
+  append (entry: Entry): void {
+    entry[this.back] = this.last
+    if (this.last === undefined) this.first = entry
+    else this.last[this.ahead] = entry
+    this.last = entry
+    this.size++
+  }
+
+  remove (entry: Entry): void {
+    const before = entry[this.back]
+    const after = entry[this.ahead]
+    if (before === undefined) this.first = after
+    else before[this.ahead] = after
+    if (after === undefined) this.last = before
+    else after[this.back] = before
+    entry[this.back] = undefined
+    entry[this.ahead] = undefined
+    this.size--
+  }
+}
+
+export interface MemoryStoreOptions {
+  /** The most entries held (MEMORY_FAILURE_ENTRIES): the bound on the store's memory. */
+  maxEntries?: number
+  /** Whether a key with this many failures is locked (at or over its limit): lockPredicate. By default every count is. */
+  isLock?: (key: string, failures: number) => boolean
+}
+
+/**
+ * The store of one process, without a database, holding at most `maxEntries` keys. A lock (a
+ * count at its limit) is never evicted before its window ends: were it, a flood of failures from
+ * other addresses would give a guesser its budget back. To make room for a new key, the count
+ * under its limit whose window opened first is evicted: a guesser's count is forgotten only after
+ * about as many new keys as there are counts, each from a failure that was counted. So that this
+ * stays a large number, counts are evicted only while they fill half the table: in a table nearly
+ * full of locks, a few addresses taking turns would each be forgotten before their next guess.
+ * Past that, the table is full (`fullUntil`) for new keys until a window ends: a failure it could
+ * not count would be a free guess, so the limiter refuses such an attempt before its credentials
+ * are looked at.
+ *
+ * Every entry is kept in the order windows opened, which, all windows being as long, is the order
+ * they end: each call drops the ended ones from the front, so no timer runs and no sweep walks live
+ * entries. The counts are kept in the same order apart, the oldest evicted first.
+ */
+export function memoryFailureStore ({ maxEntries = MEMORY_FAILURE_ENTRIES, isLock = () => true }: MemoryStoreOptions = {}): FailureStore & { readonly size: number } {
+  const entries = new Map<string, Entry>()
+  /** The counts that are never evicted to make room: half the table. */
+  const keptCounts = Math.floor(maxEntries / 2)
+  const windows = new Order('older', 'newer')
+  const counts = new Order('olderCount', 'newerCount')
+  const forget = (entry: Entry) => {
+    entries.delete(entry.key)
+    windows.remove(entry)
+    if (entry.counting) counts.remove(entry)
+  }
   const forgetEnded = (now: number) => {
-    for (const [key, count] of counts) {
-      if (count.resetAt > now) break
-      counts.delete(key)
+    while (windows.first !== undefined && windows.first.resetAt <= now) forget(windows.first)
+  }
+  /** Evicts the oldest count that is not one of `keys`, if there is one. */
+  const evictBut = (keys: readonly string[]) => {
+    for (let entry = counts.first; entry !== undefined; entry = entry.newerCount) {
+      if (keys.includes(entry.key)) continue
+      forget(entry)
+      return
     }
   }
   return {
@@ -40,25 +124,53 @@ export function memoryFailureStore (): FailureStore & { readonly size: number } 
       forgetEnded(now)
       const found = new Map<string, FailureCount>()
       for (const key of keys) {
-        const count = counts.get(key)
-        if (count !== undefined && count.resetAt > now) found.set(key, { ...count })
+        const entry = entries.get(key)
+        // A window shorter than the one before it ends behind it: its end is checked here.
+        if (entry !== undefined && entry.resetAt > now) found.set(key, { failures: entry.failures, resetAt: entry.resetAt })
       }
       return found
     },
     async record (keys, now, windowMs) {
       forgetEnded(now)
       for (const key of keys) {
-        const count = counts.get(key)
-        if (count !== undefined && count.resetAt > now) {
-          count.failures++
-        } else {
-          // A new window goes to the back, where the windows that end last are.
-          counts.delete(key)
-          counts.set(key, { failures: 1, resetAt: now + windowMs })
+        const entry = entries.get(key)
+        if (entry !== undefined && entry.resetAt > now) {
+          entry.failures++
+          if (entry.counting && isLock(key, entry.failures)) {
+            counts.remove(entry)
+            entry.counting = false
+          }
+          continue
+        }
+        if (entry !== undefined) forget(entry)
+        // Without room (a caller that did not ask fullUntil), the failure is counted all the same.
+        if (entries.size >= maxEntries) evictBut(keys)
+        // A new window goes to the back, where the windows that end last are.
+        const opened = new Entry(key, 1, now + windowMs)
+        entries.set(key, opened)
+        windows.append(opened)
+        if (!isLock(key, 1)) {
+          counts.append(opened)
+          opened.counting = true
         }
       }
     },
-    get size () { return counts.size }
+    fullUntil (keys, now) {
+      forgetEnded(now)
+      let added = 0
+      let own = 0
+      for (const key of keys) {
+        const entry = entries.get(key)
+        if (entry === undefined) added++
+        else if (entry.counting) own++
+      }
+      const evictions = entries.size + added - maxEntries
+      // Evictions leave the counts half the table, and do not take the counts of these keys.
+      if (evictions <= 0 || evictions <= counts.size - Math.max(keptCounts, own)) return undefined
+      // Empty, and still full: more keys than the table holds.
+      return windows.first?.resetAt ?? now
+    },
+    get size () { return entries.size }
   }
 }
 
@@ -71,6 +183,8 @@ export type Attempt<T> =
   | { outcome: 'limited', scope: 'user' | 'address', retryAfter: number }
   /** An earlier attempt of the same user from the same address did not finish in `waitMs`. */
   | { outcome: 'busy' }
+  /** The store had no room to count a failure of these keys: refused before the credentials were looked at. */
+  | { outcome: 'full', retryAfter: number }
 
 export interface LimiterOptions {
   store: FailureStore
@@ -83,6 +197,17 @@ export interface LimiterOptions {
   now?: () => number
   /** How long an attempt waits for an earlier one of the same key before it gives up ('busy'). */
   waitMs?: number
+}
+
+/** The start of the key of an address's count; the key of an identity's count starts otherwise. */
+const ADDRESS_KEY = 'address '
+
+/**
+ * Which counts of failureLimiter's are locks (at or over their limit), for memoryFailureStore's
+ * `isLock`. A key of a limit that is off is never counted.
+ */
+export function lockPredicate ({ limit, addressLimit }: Pick<LimiterOptions, 'limit' | 'addressLimit'>) {
+  return (key: string, failures: number) => failures >= (key.startsWith(ADDRESS_KEY) ? addressLimit : limit)
 }
 
 /** A key of fixed length whatever was sent: a 10 kB user name costs what a short one does. */
@@ -109,6 +234,11 @@ const secondsUntil = (resetAt: number, now: number) => Math.max(1, Math.ceil((re
  * attempts in flight: in one burst, the limit per identity may be passed by one attempt per other
  * replica, the ceiling by what the other replicas admit at once; never more than one window's
  * worth per replica.
+ *
+ * An attempt that is within the limits but whose failure the store has no room to count ('full')
+ * is refused before its credentials are looked at, the right ones included, as while a database
+ * cannot give the counts: a failure that cannot be counted would be a guess for free. The limits
+ * come first, so a client the store holds is still answered by its counts.
  */
 export function failureLimiter ({ store, limit, addressLimit, windowMs, now = () => Date.now(), waitMs = Infinity }: LimiterOptions) {
   const enabled = limit > 0 || addressLimit > 0
@@ -146,7 +276,7 @@ export function failureLimiter ({ store, limit, addressLimit, windowMs, now = ()
         const value = check()
         return value === null ? { outcome: 'refused' } : { outcome: 'accepted', value }
       }
-      const addressKey = `address ${address}`
+      const addressKey = `${ADDRESS_KEY}${address}`
       const identityKey = `identity ${address} ${hashed(identity)}`
       const keys = [...(limit > 0 ? [identityKey] : []), ...(addressLimit > 0 ? [addressKey] : [])]
 
@@ -168,6 +298,9 @@ export function failureLimiter ({ store, limit, addressLimit, windowMs, now = ()
             const retryAfter = forAddress !== undefined && forAddress.failures >= addressLimit ? secondsUntil(forAddress.resetAt, time) : 1
             return { outcome: 'limited', scope: 'address', retryAfter }
           }
+          // Nothing runs between this question and the record below: the room cannot be taken meanwhile.
+          const fullUntil = store.fullUntil?.(keys, time)
+          if (fullUntil !== undefined) return { outcome: 'full', retryAfter: secondsUntil(fullUntil, time) }
           const value = check()
           if (value !== null) return { outcome: 'accepted', value }
           await store.record(keys, now(), windowMs)

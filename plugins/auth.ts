@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { failureLimiter, memoryFailureStore, type FailureStore } from '../lib/auth-failures.js'
+import { failureLimiter, lockPredicate, memoryFailureStore, type FailureStore } from '../lib/auth-failures.js'
 import { addressGroup } from '../lib/client-address.js'
 import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
@@ -32,6 +32,10 @@ export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', '
 export const TooManyUserFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
 export const TooManyFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
 export const AuthUnavailable = createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
+export const FailureTableFull = createError('FST_ERR_AUTH_TABLE_FULL', 'The service counts as many failed authentications as it can hold; retry in %s seconds', 503)
+
+/** The most often a full table of failures is logged: a flood of refusals is one line per interval. */
+const FULL_LOG_INTERVAL_MS = 60_000
 
 /**
  * The identity that credentials the scheme cannot read claim: they are counted together, per
@@ -44,6 +48,8 @@ const UNREADABLE_BASIC = 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER'
 export interface AuthOptions {
   /** Where failures are counted: by default the database's table with a database, else memory. */
   failureStore?: FailureStore
+  /** The most entries the memory store holds (MEMORY_FAILURE_ENTRIES by default). */
+  failureTableEntries?: number
 }
 
 /**
@@ -52,7 +58,8 @@ export interface AuthOptions {
  * authentications are limited (lib/auth-failures.ts): AUTH_FAILURE_LIMIT per client address and
  * user name (a Bearer token is its own name), AUTH_FAILURE_ADDRESS_LIMIT per client address, per
  * AUTH_FAILURE_WINDOW_MS; counted in the database when the service has one (every replica sees
- * the same counts), else in memory.
+ * the same counts), else in memory, in a table of bounded size: once locks fill half of it, attempts
+ * it has no room to count get 503 (logged at most once a minute).
  */
 export default fp<AuthOptions>(async function auth (fastify, opts) {
   const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_ADDRESS_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
@@ -75,13 +82,13 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
   // a guesser that can slow the database unlimited attempts, and its answers (401, or 503 from the
   // route once the password is right) would still tell it when it had found the password.
   const database = fastify.hasDecorator('pg')
+  const limits = { limit: AUTH_FAILURE_LIMIT, addressLimit: AUTH_FAILURE_ADDRESS_LIMIT }
   const store: FailureStore = opts.failureStore ?? (database
     ? (await import('../lib/auth-failures-postgres.js')).postgresFailureStore(fastify.pg.pool)
-    : memoryFailureStore())
+    : memoryFailureStore({ maxEntries: opts.failureTableEntries, isLock: lockPredicate(limits) }))
   const limiter = failureLimiter({
     store,
-    limit: AUTH_FAILURE_LIMIT,
-    addressLimit: AUTH_FAILURE_ADDRESS_LIMIT,
+    ...limits,
     windowMs: AUTH_FAILURE_WINDOW_MS,
     // An attempt waits for the one before it of the same user only as long as a query may last.
     waitMs: fastify.config.DATABASE_STATEMENT_TIMEOUT
@@ -111,9 +118,22 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
     return error
   }
 
+  let refusedFull = 0
+  let fullLoggedAt = -Infinity
+  /** Says, at most once per FULL_LOG_INTERVAL_MS, that attempts are refused for want of room to count them. */
+  const noteFull = () => {
+    refusedFull++
+    const now = Date.now()
+    if (now - fullLoggedAt < FULL_LOG_INTERVAL_MS) return
+    fastify.log.warn({ refused: refusedFull }, 'failed authentications: the table of counts is full; attempts it has no room for get 503')
+    fullLoggedAt = now
+    refusedFull = 0
+  }
+
   /**
    * Checks credentials that claim `identity` within the limits on failures: the check's value, or
-   * null when it refused them (counted); a 429 over a limit, a 503 when the counts cannot be read.
+   * null when it refused them (counted); a 429 over a limit, a 503 when the counts cannot be read
+   * or have no room for this attempt's.
    */
   async function limited<T> (request: FastifyRequest, identity: string, check: () => T | null): Promise<T | null> {
     const attempt = await limiter.attempt(addressGroup(request.ip), identity, check)
@@ -125,6 +145,10 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
         throw exposed(new TooMany(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })
       }
       case 'busy': throw exposed(new AuthUnavailable(), { 'retry-after': String(RETRY_AFTER_SECONDS) })
+      case 'full': {
+        noteFull()
+        throw exposed(new FailureTableFull(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })
+      }
     }
   }
 
@@ -156,9 +180,9 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
     if (accepted === null) throw challenged(reply, bearerChallenge, token === undefined ? new MissingBearerToken() : new InvalidBearerToken())
   }
 
-  const limits = limiter.enabled ? { 429: TooManyResponse, ...(database || opts.failureStore !== undefined ? { 503: UnavailableResponse } : {}) } : {}
-  const basicResponses = { 401: unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM)), ...limits }
-  const bearerResponses = { 401: unauthorizedResponse(bearerChallenge, new InvalidBearerToken()), ...limits }
+  const limitResponses = limiter.enabled ? { 429: TooManyResponse, 503: UnavailableResponse } : {}
+  const basicResponses = { 401: unauthorizedResponse(basicChallenge, new InvalidCredentials(AUTH_REALM)), ...limitResponses }
+  const bearerResponses = { 401: unauthorizedResponse(bearerChallenge, new InvalidBearerToken()), ...limitResponses }
   fastify.addHook('onRoute', (route) => {
     const scheme = route.config?.auth
     // Without API_TOKENS outside production, the token header is ignored: the routes stay open.

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { failureLimiter, memoryFailureStore, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
+import { failureLimiter, lockPredicate, memoryFailureStore, MEMORY_FAILURE_ENTRIES, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
 import { SWEEP_BATCH, postgresFailureStore } from '../../lib/auth-failures-postgres.js'
 import { migrate } from '../../lib/postgres.js'
 import { testDatabase } from '../helpers/index.js'
@@ -70,6 +70,128 @@ t.test('the memory store', async (t) => {
     await store.record(['a'], T0 + MINUTE + 1000, MINUTE)
     t.equal(store.size, 1, 'c ended too; a opened a new window')
     t.same(await store.read(['a'], T0 + MINUTE + 1000), new Map([['a', { failures: 1, resetAt: T0 + 2 * MINUTE + 1000 }]]))
+  })
+
+  t.test('a window shorter than the one before it ends on time, behind it', async (t) => {
+    const store = memoryFailureStore()
+    await store.record(['long'], T0, 10 * MINUTE)
+    await store.record(['short'], T0 + 1, MINUTE)
+    t.same(await store.read(['short'], T0 + MINUTE + 1), new Map(), 'ended, though still held')
+    t.equal(store.size, 2)
+    await store.record(['short'], T0 + MINUTE + 1, MINUTE)
+    t.same(await store.read(['long', 'short'], T0 + MINUTE + 1), new Map([
+      ['long', { failures: 1, resetAt: T0 + 10 * MINUTE }],
+      ['short', { failures: 1, resetAt: T0 + 2 * MINUTE + 1 }]
+    ]), 'a new window, from 1')
+    t.equal(store.size, 2)
+    t.equal(memoryFailureStore().fullUntil?.(['a', 'b'], T0), undefined, `room for ${MEMORY_FAILURE_ENTRIES} keys by default`)
+  })
+
+  t.test('full: the oldest count under its limit is evicted for a new key; locks never are', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 3, isLock: (_key, failures) => failures >= 2 })
+    await store.record(['a'], T0, MINUTE)
+    await store.record(['b'], T0 + 1, MINUTE)
+    await store.record(['c'], T0 + 2, MINUTE)
+    await store.record(['b'], T0 + 3, MINUTE)
+    t.equal(store.fullUntil?.(['d'], T0 + 4), undefined, 'a count can make room')
+    await store.record(['d'], T0 + 4, MINUTE)
+    t.same([...(await store.read(['a', 'b', 'c', 'd'], T0 + 4)).keys()], ['b', 'c', 'd'], 'a, the oldest count, evicted; b, locked, kept')
+    t.equal(store.fullUntil?.(['e'], T0 + 5), undefined)
+    await store.record(['e'], T0 + 5, MINUTE)
+    t.same([...(await store.read(['b', 'c', 'd', 'e'], T0 + 5)).keys()], ['b', 'd', 'e'], 'then c, behind the lock')
+    await store.record(['d'], T0 + 6, MINUTE)
+    await store.record(['e'], T0 + 6, MINUTE)
+    t.equal(store.size, 3)
+    t.equal(store.fullUntil?.(['f'], T0 + 6), T0 + 1 + MINUTE, 'nothing but locks: full until the first window ends')
+    t.equal(store.fullUntil?.(['b', 'd'], T0 + 6), undefined, 'keys it holds need no room')
+    t.same(await store.read(['b', 'd', 'e'], T0 + 6), new Map([
+      ['b', { failures: 2, resetAt: T0 + 1 + MINUTE }],
+      ['d', { failures: 2, resetAt: T0 + 4 + MINUTE }],
+      ['e', { failures: 2, resetAt: T0 + 5 + MINUTE }]
+    ]), 'every lock kept')
+    t.equal(store.fullUntil?.(['f'], T0 + 1 + MINUTE), undefined, 'room once a window has ended')
+  })
+
+  t.test('counts are evicted only while they fill half the table: a few addresses taking turns are not forgotten', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 6, isLock: (key) => key.startsWith('lock') })
+    await store.record(['lock-1', 'lock-2'], T0, MINUTE)
+    await store.record(['turn-1', 'turn-2'], T0 + 1, MINUTE)
+    await store.record(['turn-3'], T0 + 2, MINUTE)
+    t.equal(store.fullUntil?.(['lock-3'], T0 + 3), undefined, 'room')
+    await store.record(['lock-3'], T0 + 3, MINUTE)
+    t.equal(store.fullUntil?.(['turn-4'], T0 + 4), T0 + MINUTE, 'three locks, three counts: another count would leave them fewer than half')
+    t.same([...(await store.read(['turn-1', 'turn-2', 'turn-3'], T0 + 4)).keys()], ['turn-1', 'turn-2', 'turn-3'], 'none evicted')
+    await store.read([], T0 + MINUTE)
+    t.equal(store.fullUntil?.(['turn-4'], T0 + MINUTE), undefined, 'the first locks ended')
+  })
+
+  t.test('full: the counts of the keys being recorded are not evicted for them', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 3, isLock: () => false })
+    await store.record(['x'], T0, MINUTE)
+    await store.record(['a'], T0, MINUTE)
+    await store.record(['b'], T0 + 1, MINUTE)
+    await store.record(['x'], T0 + 2, MINUTE)
+    t.equal(store.fullUntil?.(['a', 'x', 'c'], T0 + 2), undefined, 'b can make room')
+    t.equal(store.fullUntil?.(['a', 'b', 'x', 'c'], T0 + 2), T0 + MINUTE, 'nothing else can')
+    await store.record(['a', 'x', 'c'], T0 + 2, MINUTE)
+    t.same(await store.read(['x', 'a', 'b', 'c'], T0 + 2), new Map([
+      ['x', { failures: 3, resetAt: T0 + MINUTE }],
+      ['a', { failures: 2, resetAt: T0 + MINUTE }],
+      ['c', { failures: 1, resetAt: T0 + 2 + MINUTE }]
+    ]), 'b evicted, though x and a were older')
+  })
+
+  t.test('a failure recorded without room is counted all the same; more keys than the table holds never fit', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 1 })
+    t.equal(store.fullUntil?.(['a', 'b'], T0), T0, 'empty, and still full')
+    await store.record(['a'], T0, MINUTE)
+    t.equal(store.fullUntil?.(['b'], T0), T0 + MINUTE)
+    await store.record(['b'], T0, MINUTE)
+    t.equal(store.size, 2)
+    t.equal((await store.read(['b'], T0)).get('b')?.failures, 1)
+  })
+
+  t.test('failures from ever-changing addresses: the table stays within its ceiling', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 100, isLock: lockPredicate({ limit: 3, addressLimit: 10 }) })
+    const { attempt, clock } = limiterAt({ store })
+    let largest = 0
+    for (let i = 0; i < 5000; i++) {
+      clock.now = T0 + i
+      const result = await attempt(`address-${i}`, 'basic:servant')
+      if (result.outcome !== 'refused') t.fail(`attempt ${i}: ${result.outcome}`)
+      largest = Math.max(largest, store.size)
+    }
+    t.equal(largest, 100, 'never more than the ceiling, though every window is still open')
+  })
+
+  t.test('a lock survives a flood from other addresses that overflows the table', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 50, isLock: lockPredicate({ limit: 3, addressLimit: 10 }) })
+    const { attempt, checks } = limiterAt({ store })
+    for (let i = 0; i < 3; i++) await attempt('guesser', 'basic:servant')
+    for (let i = 0; i < 10; i++) await attempt('sprayer', `basic:user-${i}`)
+    for (let i = 0; i < 1000; i++) await attempt(`address-${i}`, `basic:user-${i}`)
+    t.ok(store.size <= 50, `${store.size} entries`)
+    const before = checks()
+    t.match(await attempt('guesser', 'basic:servant', true), { outcome: 'limited', scope: 'user' }, 'the lock of an identity')
+    t.match(await attempt('sprayer', 'basic:someone', true), { outcome: 'limited', scope: 'address' }, 'the lock of an address')
+    t.equal(checks(), before, 'neither checked')
+  })
+
+  t.test('full: an attempt whose failure could not be counted is refused unchecked; one it holds is judged as usual', async (t) => {
+    const store = memoryFailureStore({ maxEntries: 6, isLock: lockPredicate({ limit: 1, addressLimit: 10 }) })
+    const { attempt, checks, clock } = limiterAt({ store, limit: 1 })
+    for (const [address, user] of [['a', 'x'], ['b', 'y'], ['c', 'z']]) t.equal((await attempt(address!, `basic:${user}`)).outcome, 'refused')
+    t.equal(store.size, 6, 'three locks, and the counts of the three addresses: locks fill half the table')
+    t.same(await attempt('e', 'basic:u', true), { outcome: 'full', retryAfter: 60 }, 'a new client, the right password too')
+    t.same(await attempt('c', 'basic:w', true), { outcome: 'full', retryAfter: 60 }, 'a held address with a new identity')
+    t.equal(checks(), 3, 'neither checked')
+    t.equal(store.size, 6, 'nor counted')
+    t.match(await attempt('a', 'basic:x', true), { outcome: 'limited', scope: 'user', retryAfter: 60 }, 'a lock it holds is a 429 as before')
+    t.match(await attempt('c', 'basic:z'), { outcome: 'limited', scope: 'user' })
+    clock.now = T0 + MINUTE - 1500
+    t.same(await attempt('e', 'basic:u', true), { outcome: 'full', retryAfter: 2 }, 'Retry-After: until the first window ends')
+    clock.now = T0 + MINUTE
+    t.same(await attempt('e', 'basic:u', true), { outcome: 'accepted', value: 'basic:u' }, 'then there is room')
   })
 })
 

@@ -9,7 +9,7 @@ import auth, { type AuthOptions } from '../../plugins/auth.js'
 import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
 import { tcpProxy, testPostgres } from '../helpers/postgres.js'
 import { memoryFailureStore, type FailureStore } from '../../lib/auth-failures.js'
-import { loadConfig } from '../../lib/config.js'
+import { loadConfig, trustProxyOption } from '../../lib/config.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher } from '../../lib/secrets.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
@@ -40,10 +40,11 @@ function assertChallenge (t: Test, res: Awaited<ReturnType<FastifyInstance['inje
   t.equal(res.headers['www-authenticate'], challenge, 'challenge')
 }
 
-/** The auth plugin with only what it needs (the settings of `env`, the errors, the store), and the routes above. */
+/** The auth plugin with only what it needs (the settings of `env`, TRUST_PROXY, the errors, the store), and the routes above. */
 async function authServer (t: Test, env: Record<string, string> = {}, options: AuthOptions = {}, logger: FastifyServerOptions['logger'] = false) {
-  const server = Fastify({ ...defaultServerOptions, logger })
-  await server.register(config, { config: loadConfig(env) })
+  const settings = loadConfig(env)
+  const server = Fastify({ ...defaultServerOptions, trustProxy: trustProxyOption(settings.TRUST_PROXY), logger })
+  await server.register(config, { config: settings })
   await server.register(errors)
   await server.register(collections)
   await server.register(auth, options)
@@ -378,4 +379,62 @@ t.test('with a database, the failure counts are in it', async (t) => {
     t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'routes without credentials work')
     proxy.restore()
   })
+})
+
+t.test('the memory store\'s table keeps its ceiling under a flood; a lock holds, for a whole IPv6 /64, however the address arrives', async (t) => {
+  const server = await authServer(t, { AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_ADDRESS_LIMIT: '5', TRUST_PROXY: 'loopback' }, { failureTableEntries: 40 })
+  const login = (credentials: string, forwardedFor?: string, remoteAddress?: string) => server.inject({
+    url: '/whoami',
+    headers: { authorization: basic(credentials), ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
+    ...(remoteAddress === undefined ? {} : { remoteAddress })
+  })
+  for (const address of ['2001:db8:0:1::1', '2001:db8:0:1:ffff:ffff:ffff:ffff']) t.equal((await login('servant:guess', address)).statusCode, 401)
+  for (let i = 0; i < 5; i++) t.equal((await login(`user-${i}:guess`, `2001:DB8:0:2:${i}::1`)).statusCode, 401)
+  await login('servant:guess', '198.51.100.1')
+
+  // Ever-changing addresses, IPv4 and IPv6 /64s: twenty times the keys the table holds.
+  for (let i = 0; i < 400; i++) {
+    const address = i % 2 === 0 ? `10.0.${i >> 8}.${i & 255}` : `2001:db8:1:${i.toString(16)}::1`
+    const res = await login(`user-${i}:guess`, address)
+    if (res.statusCode !== 401) t.fail(`address ${i}: ${res.statusCode}`)
+  }
+
+  const locked = {
+    'another address of the /64, through the proxy': await login('servant:server', '2001:db8:0:1::abcd'),
+    'behind two trusted hops': await login('servant:server', '2001:db8:0:1::abcd, 127.0.0.2'),
+    'straight from the /64, without a proxy': await login('servant:server', undefined, '2001:db8:0:1::7')
+  }
+  for (const [label, res] of Object.entries(locked)) {
+    t.test(label, async (t) => assertError(t, res, 429, /for these credentials from this address/))
+  }
+  const ceiling = await login('servant:server', '2001:db8:0:2:ffff::1')
+  t.test('the ceiling of a /64, reached from five of its addresses', async (t) => assertError(t, ceiling, 429, /from this address; retry/))
+  t.equal((await login('servant:server', '2001:db8:0:3::1')).statusCode, 200, 'another /64 is another client')
+  // 198.51.100.1's count, one failure under the limit, was evicted: a second failure does not lock.
+  t.equal((await login('servant:guess', undefined, '::ffff:198.51.100.1')).statusCode, 401)
+  t.equal((await login('servant:server', '198.51.100.1')).statusCode, 200, 'an evicted count starts again')
+  t.equal((await login('servant:guess', '198.51.100.1')).statusCode, 401)
+  t.equal((await login('servant:server', undefined, '::ffff:198.51.100.1')).statusCode, 429, 'an IPv4-mapped peer is its IPv4 address')
+})
+
+t.test('the memory store\'s table full: attempts it cannot count get 503 with Retry-After, unchecked; clients it holds as usual', async (t) => {
+  const { entries, logger } = logSink()
+  const server = await authServer(t, { AUTH_FAILURE_LIMIT: '1', TRUST_PROXY: 'loopback' }, { failureTableEntries: 6 }, logger)
+  const login = (credentials: string, address: string) =>
+    server.inject({ url: '/whoami', headers: { authorization: basic(credentials), 'x-forwarded-for': address } })
+  for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) t.equal((await login('servant:guess', address)).statusCode, 401)
+
+  for (const [credentials, address] of [['servant:server', '203.0.113.4'], ['ada:guess', '203.0.113.3'], ['servant:server', '203.0.113.5']]) {
+    const res = await login(credentials!, address!)
+    assertError(t, res, 503, /The service counts as many failed authentications as it can hold; retry in \d+ seconds/)
+    t.equal(json(res).code, 'FST_ERR_AUTH_TABLE_FULL')
+    const retryAfter = Number(res.headers['retry-after'])
+    t.ok(retryAfter >= 1 && retryAfter <= 900, `${credentials} from ${address}: Retry-After ${retryAfter}, until the first window ends`)
+  }
+  assertError(t, await login('servant:server', '203.0.113.1'), 429, /for these credentials from this address/)
+  // Besides each request's own line ('request failed', as for every 503 written for the client).
+  const warnings = entries.filter((entry) => entry.level === 40 && entry.msg !== 'request failed')
+  t.equal(warnings.length, 1, 'one warning for the three')
+  t.match(warnings[0], { msg: /table of counts is full/, refused: 1 })
+  t.equal((await server.inject({ url: '/whoami', headers: { 'x-forwarded-for': '203.0.113.6' } })).statusCode, 401, 'no credentials: the challenge')
 })

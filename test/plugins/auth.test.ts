@@ -140,8 +140,8 @@ t.test('the automatic HEAD route is protected too, by one hook that comes first'
     routes(server)
   })
   // @fastify/compress adds a hook of its own (`onRequest`) to every route, when the route is registered.
-  t.same(hooks.get('GET /whoami'), ['requireBasic', 'onRequest'])
-  t.same(hooks.get('HEAD /whoami'), ['requireBasic', 'onRequest'], 'not twice: the HEAD route has its own list')
+  t.same(hooks.get('GET /whoami'), ['requireBasic', 'onRequest', 'refuseBody'])
+  t.same(hooks.get('HEAD /whoami'), ['requireBasic', 'onRequest', 'refuseBody'], 'not twice: the HEAD route has its own list')
   t.same(hooks.get('POST /guarded/:n'), ['requireBasic', 'onRequest', 'onRequest', 'negotiate', 'requireSupportedBody'])
   const head = await app.inject({ method: 'HEAD', url: '/whoami' })
   t.equal(head.statusCode, 401)

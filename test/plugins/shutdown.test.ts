@@ -75,7 +75,7 @@ async function terminate (server: RunningServer) {
 
 t.test('closing: /ready is 503 at once, open connections are answered with Connection: close during the drain, new ones refused', async (t) => {
   // A drain far longer than the test: it ends when the last connection has closed.
-  const app = await build(t, { SHUTDOWN_DRAIN: '60000' })
+  const app = await build(t, { SHUTDOWN_DRAIN: '60000', SHUTDOWN_GRACE: '120000' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = baseUrl(app)
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
@@ -112,7 +112,7 @@ t.test('an idle keep-alive connection is kept through SHUTDOWN_DRAIN, then close
 })
 
 t.test('an app that is not listening (inject) closes at once', async (t) => {
-  const app = await build(t, { SHUTDOWN_DRAIN: '60000' })
+  const app = await build(t, { SHUTDOWN_DRAIN: '60000', SHUTDOWN_GRACE: '120000' })
   const started = Date.now()
   await app.close()
   t.ok(Date.now() - started < 30_000, 'no drain without a listener')

@@ -225,7 +225,7 @@ t.test('the PostgreSQL store over HTTP', async (t) => {
   })
 })
 
-/** `count` users written straight into a database (migrated by an app first), as JSON.stringify writes them; `pad` lengthens their e-mails. */
+/** `count` users written straight into a database (migrated by an app first), as JSON.stringify writes them; `pad` lengthens their e-mails (up to their bound, 254 characters in all). */
 async function insertUsers (url: string, count: number, pad = 0): Promise<void> {
   const client = new pg.Client(url)
   await client.connect()
@@ -237,6 +237,10 @@ async function insertUsers (url: string, count: number, pad = 0): Promise<void> 
   }
 }
 
+/** Users of about 350 bytes of JSON each: 22 MB and 50 MB of them. */
+const LONG_LIST = 64_000
+const LONGER_LIST = 144_000
+
 t.test('long lists on PostgreSQL', async (t) => {
   const server = await testPostgres()
 
@@ -247,11 +251,11 @@ t.test('long lists on PostgreSQL', async (t) => {
       const sink = logSink('warn')
       const app = await build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STATEMENT_TIMEOUT: '1000' }, { logger: sink.logger })
       // 22 MB of JSON: more than the sockets of both sides hold (a few MB each on the loopback).
-      await insertUsers(url, 20_000, 1000)
+      await insertUsers(url, LONG_LIST, 230)
       await app.listen({ port: 0, host: '127.0.0.1' })
       const res = await openStream(`${baseUrl(app)}/users`)
       t.equal(res.statusCode, 200, `${failure}: the list has begun`)
-      t.equal(res.headers['user-count'], '20002')
+      t.equal(res.headers['user-count'], String(LONG_LIST + 2))
       await new Promise((resolve) => res.once('data', resolve))
       res.pause()
       if (failure === 'stopped') await proxy.stopped()
@@ -266,8 +270,8 @@ t.test('long lists on PostgreSQL', async (t) => {
       proxy.restore()
       const again = await answered(() => app.inject({ url: '/users', headers: { range: 'id; order desc; limit 1' } }))
       t.equal(again.statusCode, 206, `${failure}: back by itself`)
-      t.same(json(again), [user20000()])
-      t.equal(JSON.parse((await app.inject({ url: '/users' })).body).length, 20_002, `${failure}: the whole list again`)
+      t.same(json(again), [lastUser()])
+      t.equal(JSON.parse((await app.inject({ url: '/users' })).body).length, LONG_LIST + 2, `${failure}: the whole list again`)
     }
   })
 
@@ -276,7 +280,7 @@ t.test('long lists on PostgreSQL', async (t) => {
     // A pool of three: one connection for lists, two for the rest.
     const app = await build(t, { DATABASE_URL: url, DATABASE_POOL_SIZE: '3', DATABASE_STATEMENT_TIMEOUT: '1000' })
     // 50 MB of JSON: more than the sockets of both sides hold (a few MB each on the loopback).
-    await insertUsers(url, 5000, 10_000)
+    await insertUsers(url, LONGER_LIST, 230)
     await app.listen({ port: 0, host: '127.0.0.1' })
     // A client that reads the beginning of a long list, then stops: its list holds a connection.
     const stalled = await openStream(`${baseUrl(app)}/users`)
@@ -288,18 +292,19 @@ t.test('long lists on PostgreSQL', async (t) => {
     assertUnavailable(t, refused, 'a second long list, while the first holds the lists\' connection')
     t.ok(Date.now() - started < 10_000, 'in time: no hang')
     t.same(json(await app.inject({ url: '/users/2' })), SAMPLE_USERS[1], 'other requests have their connection')
-    t.equal(createdId(await write(app, 'POST', '/users', user(1))), 5003, 'writes too')
+    t.equal(createdId(await write(app, 'POST', '/users', user(1))), LONGER_LIST + 3, 'writes too')
     t.equal((await app.inject({ url: '/users', headers: { range: 'id; limit 2' } })).statusCode, 206, 'and short pages')
     t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' }, 'and readiness')
 
     stalled.destroy()
     const listed = await answered(() => app.inject({ url: '/users' }))
-    t.equal(json<User[]>(listed).length, 5003, 'the client gone, its connection serves the next list')
+    t.equal(json<User[]>(listed).length, LONGER_LIST + 3, 'the client gone, its connection serves the next list')
   })
 })
 
-function user20000 (): User {
-  return { name: 'User 20000', age: 0, email: `${'x'.repeat(1000)}user20000@example.org`, registration_date: '2026-11-22' }
+/** The last user insertUsers(url, LONG_LIST, 230) writes. */
+function lastUser (): User {
+  return { name: `User ${LONG_LIST}`, age: LONG_LIST % 100, email: `${'x'.repeat(230)}user${LONG_LIST}@example.org`, registration_date: '2026-11-22' }
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import http from 'node:http'
 import type { Server } from 'node:net'
+import { throttled } from './throttle.js'
 
 /** How often (ms) node:http looks for clients past a listener's headers or request timeout. */
 export const TIMEOUT_CHECK_INTERVAL_MS = 500
@@ -69,16 +70,7 @@ export function connectionLimit (configured: number, fileLimit: number | undefin
  */
 export function capConnections (server: Server, limit: number, logDropped: (dropped: number) => void): void {
   server.maxConnections = limit
-  let dropped = 0
-  let loggedAt = -Infinity
-  server.on('drop', () => {
-    dropped++
-    const now = Date.now()
-    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return
-    logDropped(dropped)
-    loggedAt = now
-    dropped = 0
-  })
+  server.on('drop', throttled(DROP_LOG_INTERVAL_MS, logDropped))
 }
 
 /** How much an HTTP listener takes: connections at once, and how long (ms) each may take. */

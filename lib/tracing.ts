@@ -5,6 +5,7 @@ import type { Span } from '@opentelemetry/api'
 import { LogController, type FastifyBaseLogger, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
 import { bindRequestLogger } from './logger.js'
 import { packageInfo } from './package-info.js'
+import { throttled } from './throttle.js'
 
 // OpenTelemetry tracing, on when the standard variables name a collector: a span per request
 // (@fastify/otel), a span per PostgreSQL query (@opentelemetry/instrumentation-pg), a W3C
@@ -114,16 +115,14 @@ class TracedLogController extends LogController {
  * at most once per `intervalMs`, the next one counting those left out (`suppressed`).
  */
 export class TracingWarnings {
-  readonly #intervalMs: number
-  readonly #now: () => number
   #log: FastifyBaseLogger | undefined
   readonly #early: Array<[object, string]> = []
-  #last = -Infinity
-  #suppressed = 0
+  readonly #limited: (fields: object, message: string) => void
 
   constructor (intervalMs = WARNING_INTERVAL_MS, now = Date.now) {
-    this.#intervalMs = intervalMs
-    this.#now = now
+    this.#limited = throttled(intervalMs, (count, fields: object, message: string) => {
+      this.now(count === 1 ? fields : { ...fields, suppressed: count - 1 }, message)
+    }, now)
   }
 
   logTo (log: FastifyBaseLogger): void {
@@ -137,14 +136,7 @@ export class TracingWarnings {
   }
 
   limited (fields: object, message: string): void {
-    const now = this.#now()
-    if (now - this.#last < this.#intervalMs) {
-      this.#suppressed++
-      return
-    }
-    this.#last = now
-    this.now(this.#suppressed === 0 ? fields : { ...fields, suppressed: this.#suppressed }, message)
-    this.#suppressed = 0
+    this.#limited(fields, message)
   }
 }
 

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler }
 import { failureLimiter, lockPredicate, memoryFailureStore, type FailureStore } from '../lib/auth-failures.js'
 import { addressGroup } from '../lib/client-address.js'
 import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
+import { throttled } from '../lib/throttle.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
 import { unauthorizedResponse } from '../schemas/auth.js'
 import { TooManyResponse, UnavailableResponse, addResponses } from '../schemas/common.js'
@@ -118,17 +119,10 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
     return error
   }
 
-  let refusedFull = 0
-  let fullLoggedAt = -Infinity
   /** Says, at most once per FULL_LOG_INTERVAL_MS, that attempts are refused for want of room to count them. */
-  const noteFull = () => {
-    refusedFull++
-    const now = Date.now()
-    if (now - fullLoggedAt < FULL_LOG_INTERVAL_MS) return
-    fastify.log.warn({ refused: refusedFull }, 'failed authentications: the table of counts is full; attempts it has no room for get 503')
-    fullLoggedAt = now
-    refusedFull = 0
-  }
+  const noteFull = throttled(FULL_LOG_INTERVAL_MS, (refused) => {
+    fastify.log.warn({ refused }, 'failed authentications: the table of counts is full; attempts it has no room for get 503')
+  })
 
   /**
    * Checks credentials that claim `identity` within the limits on failures: the check's value, or

@@ -26,7 +26,7 @@ export const operations: Readonly<Record<string, { security?: 'basic' | 'bearer'
   'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503] },
   'DELETE /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 429, 503] },
   'GET /ready': { errors: [406, 413, 503] },
-  'GET /static/{path}': { errors: [304, 400, 404, 416, 503] },
+  'GET /static/{path}': { errors: [304, 400, 404, 413, 416, 503] },
   'GET /user/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
   'DELETE /user/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
   'GET /userStream': { errors: [400, 406, 413, 503] },

@@ -796,7 +796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -898,7 +898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -981,7 +981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1064,7 +1064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1136,7 +1136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1245,7 +1245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1365,7 +1365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1447,7 +1447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1584,7 +1584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1761,7 +1761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1908,7 +1908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1993,7 +1993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2113,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2236,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2412,7 +2412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2540,7 +2540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2747,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2905,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3109,6 +3109,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Range Not Satisfiable */
             416: {
                 headers: {
@@ -3125,7 +3141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3255,7 +3271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3375,7 +3391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3471,7 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3686,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3828,7 +3844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3958,7 +3974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4131,7 +4147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4251,7 +4267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4428,7 +4444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4605,7 +4621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable, or the service is overloaded: try again after Retry-After seconds */
+            /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */

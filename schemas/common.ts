@@ -112,7 +112,7 @@ function retryAfterResponse (example: ErrorBody, retryAfter: number, description
  */
 export const UnavailableResponse = retryAfterResponse(
   { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' },
-  5, 'The database is unavailable, or the service is overloaded: try again after Retry-After seconds')
+  5, 'The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds')
 
 /** The 429 of a client over a rate limit: Retry-After says when it may try again. */
 export const TooManyResponse = retryAfterResponse(

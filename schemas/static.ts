@@ -47,7 +47,8 @@ export const StaticFileRouteSchema = {
     200: { ...FILE, description: 'The file, its Content-Type by its extension.', headers: FileHeaders },
     206: { ...FILE, description: 'The bytes of the range asked for.', headers: PartialHeaders },
     304: { description: 'Not Modified: the copy the client has is current. An empty body.', type: 'null', headers: FileHeaders },
-    ...errorResponses(400, 404, 416),
+    // 413: a body sent along, which no route of it takes (plugins/negotiation.ts).
+    ...errorResponses(400, 404, 413, 416),
     // Overload refuses it like any route; the overload plugin's hook ran before this schema existed.
     503: UnavailableResponse
   }

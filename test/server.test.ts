@@ -175,14 +175,14 @@ t.test('start-up retries an unreachable database for the whole DATABASE_STARTUP_
   await new Promise((resolve) => closed.close(resolve))
   const started = Date.now()
   const run = spawn(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', DATABASE_URL: `postgres://app:secret@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT: '11000' },
+    env: { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', DATABASE_URL: `postgres://app:secret@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT: '15000' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let stdout = ''
   run.stdout.on('data', (chunk: Buffer) => { stdout += String(chunk) })
   const [status] = await once(run, 'exit') as [number]
   t.equal(status, 1, 'exit 1')
-  t.ok(Date.now() - started >= 11_000, 'after the whole timeout')
+  t.ok(Date.now() - started > 11_000, 'past Fastify\'s own 10 s')
   const fatal = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
   t.match(fatal?.msg, /^could not start: The database at .* is unreachable \(attempts: \d+\)/, 'the database is named, not a plugin that "did not start in time"')
 })

@@ -69,7 +69,7 @@ t.test('a form is read whole, past 1,000 pairs; every interest up to the bound, 
   const late = await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: `${unknown}&${formOf({ ...ALP, clientInterestedIn: interests })}` })
   t.equal(late.statusCode, 200, 'fields after 1,500 pairs are read')
   t.equal(json(late).body, json(res).body)
-  const many = Array.from({ length: 1500 }, (_, i) => `t${i}`)
+  const many = Array.from({ length: 100 }, (_, i) => `t${i}`)
   assertError(t, await app.inject({ method: 'POST', url: '/marketing', headers: FORM, payload: formOf({ ...ALP, clientInterestedIn: many }) }), 400,
     'body/clientInterestedIn must NOT have more than 32 items')
 })

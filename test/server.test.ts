@@ -5,7 +5,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { projectRoot } from '../lib/config.js'
 import { serverEntry, startServer, stdoutPipe, testDatabase, until, type RunningServer } from './helpers/index.js'
 
@@ -304,31 +304,33 @@ t.test('SIGTERM with stdout\'s reader stopped, log lines waiting: the process ex
   t.equal(await exitWithin(server, 12_000), 1, 'the grace ran out with lines unwritten: they are cut, as a request would be')
 })
 
-t.test('SIGTERM with stdout\'s reader stopped, which then goes: the process exits as soon as it has, exit 0', async (t) => {
+/**
+ * The production entry, its stdout's reader stopped and the pipe full, then SIGTERM: resolves once
+ * the close is done but for its last log lines, which wait (pino's own destination was in its
+ * exit's flush by then, retrying the writes a full pipe refused). A grace no busy machine runs out
+ * of meanwhile.
+ */
+async function closedButForLogLines (t: Test) {
   const stdout = stdoutPipe(t)
   const server = await startServer(t, { SHUTDOWN_GRACE: '60000' }, { stdout })
   stdout.reader.pause()
   await fillStdout(server.url)
   server.child.kill('SIGTERM')
   await until(async () => !await accepting(server.url))
-  // The close is done but for its last log lines, which wait: the reader goes only then (pino's
-  // destination was in its exit's flush by now, retrying the writes a full pipe refused).
   await sleep(1000)
+  return { server, stdout }
+}
+
+t.test('SIGTERM with stdout\'s reader stopped, which then goes: the process exits as soon as it has, exit 0', async (t) => {
+  const { server, stdout } = await closedButForLogLines(t)
   stdout.reader.destroy()
   t.equal(await exitWithin(server, 20_000), 0, 'with no reader left, the lines are dropped and the close is done')
 })
 
 t.test('SIGTERM with stdout\'s reader behind: the close waits for it, every line reaches it, the last ones too, exit 0', async (t) => {
-  const stdout = stdoutPipe(t)
-  // A grace no busy machine runs out of while the reader catches up.
-  const server = await startServer(t, { SHUTDOWN_GRACE: '60000' }, { stdout })
-  stdout.reader.pause()
-  await fillStdout(server.url)
-  server.child.kill('SIGTERM')
-  await until(async () => !await accepting(server.url))
-  // The close is done but for its last log lines: the reader catches up only then (an exit that
-  // did not wait for them has come by now).
-  await sleep(1000)
+  // The reader catches up only once the close is done but for its last log lines: an exit that
+  // did not wait for them has come by then.
+  const { server, stdout } = await closedButForLogLines(t)
   const ended = once(stdout.reader, 'end')
   stdout.reader.resume()
   t.equal(await exitWithin(server, 20_000), 0)

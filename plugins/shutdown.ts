@@ -66,7 +66,7 @@ export default fp(async function shutdown (fastify) {
   })
 
   // A callback hook: it runs for every response, and most of the time does nothing.
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
+  fastify.addHook('onSend', function closeWhileClosing (_request, reply, payload, done) {
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })

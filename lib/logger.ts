@@ -11,8 +11,8 @@ type Log = (...args: unknown[]) => void
 /**
  * A request's logger (its parent's, bound to its `reqId`) that makes pino's child only when a line
  * is written at an enabled level. Fastify makes a logger for every request, and pino's child
- * (bindings serialised to JSON, methods set up) cost about 5 µs of CPU per request here; at the
- * production level (`warn`) most requests never write a line, and a call below the level (the
+ * (bindings serialised to JSON, methods set up) is a measurable part of a request's CPU (figures:
+ * bench/README.md, "Figures behind the code's comments"); at the production level (`warn`) most requests never write a line, and a call below the level (the
  * `info` of "incoming request") is dropped without making one.
  */
 class LazyLogger {
@@ -86,8 +86,8 @@ const FASTIFY_SERIALIZERS = {
  * Server option `loggerInstance`: pino with `options` (and the serializers Fastify would add), whose
  * children are LazyLoggers. Fastify asks the server's logger for a request's logger with its own
  * child factory, `logger.child(bindings)`. With a `childLoggerFactory` of ours instead, Fastify
- * checks the logger it returns for seven methods on every request: that check cost about 4,000
- * instructions per request, as much as the LazyLogger saves (docs/build.md, "A request's logger").
+ * checks the logger it returns for seven methods on every request: that check costs as much as the
+ * LazyLogger saves (docs/build.md, "A request's logger"; figures: bench/README.md).
  *
  * The instance is pino's root logger with a `child` of its own (pino's methods, levels and
  * serializers are the root's); Fastify makes `fastify.log` as its child, a LazyLogger too.

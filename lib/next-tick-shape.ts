@@ -17,8 +17,8 @@ type Holder = { [HELD_TICK]?: object }
  * none alive (a replica with no request in flight: idle, or just started), V8 drops that map, and
  * the next entries get a new one. V8's inline caches for the literal's keys then see a map they
  * did not know, and after a few such collections they give up (megamorphic): every `nextTick`,
- * several per request, goes through V8's runtime. Here that cost some 0.26 µs per call, and the
- * service 20–30 % more CPU per request for the rest of the process's life. One entry held keeps
+ * several per request, goes through V8's runtime, and the service pays for it on every request for
+ * the rest of the process's life (figures: bench/README.md). One entry held keeps
  * the map, and the caches stay as they are.
  *
  * The entry comes from an async hook's `init`, enabled for this one call only.

@@ -14,8 +14,8 @@ let made = 0
 /**
  * A new request id, `<process part>-<n>`: the process's random part and a counter, so that ids
  * never collide across processes, replicas and restarts (two processes draw the same 96 bits with
- * odds of about 1 in 10^28). A UUID for every request cost about 3,000 instructions of CPU (the
- * random bytes and their formatting); this costs a counter and one string. An id says which
+ * odds of about 1 in 10^28). A UUID for every request costs its random bytes and their formatting
+ * (figures: bench/README.md); this costs a counter and one string. An id says which
  * process made it and how many it had made before: nothing about the request.
  */
 export function newRequestId (): string {

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import app, { loggerOptions, serverOptions, type AppOptions } from './app.js'
 import { lazyChildLoggerFactory } from './lib/logger.js'
-import { loadConfig, loadEnvFile, warnUnknownSettings } from './lib/config.js'
+import { loadEnvFile } from './lib/config/env-file.js'
+import { loadConfig } from './lib/config/load.js'
+import { warnUnknownSettings } from './lib/config/unknown-settings.js'
 import { startTracing } from './lib/tracing.js'
 
 /**

@@ -3,7 +3,10 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
-import { InvalidConfiguration, loadConfig, loadEnvFile, warnUnknownSettings, type Config } from './lib/config.js'
+import { loadEnvFile } from './lib/config/env-file.js'
+import { InvalidConfiguration, loadConfig } from './lib/config/load.js'
+import type { Config } from './lib/config/schema.js'
+import { warnUnknownSettings } from './lib/config/unknown-settings.js'
 import { stdoutDestination } from './lib/log-destination.js'
 import { startTracing } from './lib/tracing.js'
 

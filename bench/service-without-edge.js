@@ -3,7 +3,7 @@
 // output) rather than the bundle: loading differs, the work per request does not.
 import Fastify from 'fastify'
 import app, { serverOptions } from '../dist/app.js'
-import { loadConfig } from '../dist/lib/config.js'
+import { loadConfig } from '../dist/lib/config/load.js'
 
 const config = loadConfig()
 const server = Fastify(serverOptions(config, { edge: false }))

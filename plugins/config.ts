@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifySchema } from 'fastify'
-import { loadConfig, type Config } from '../lib/config.js'
+import { loadConfig } from '../lib/config/load.js'
+import type { Config } from '../lib/config/schema.js'
 import { bodyLimitOf, type BoundedSchema } from '../lib/body-limit.js'
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import ts from 'typescript'
-import { projectRoot } from '../lib/config.js'
+import { projectRoot } from '../lib/project-root.js'
 // @ts-expect-error: a plain script of the image's build, without types
 import { IMAGE_UNUSED, withoutUnused } from '../scripts/image-deps-lib.js'
 
@@ -31,7 +31,7 @@ t.test('the build stage copies every file the production build compiles', async 
   const compiled = ts.createProgram(config.fileNames, { ...config.options, noEmit: true }).getSourceFiles()
     .map((file) => path.relative(projectRoot, file.fileName))
     .filter((file) => !file.startsWith('..') && !file.startsWith('node_modules'))
-  t.ok(compiled.includes('lib/config.ts') && compiled.includes('server.ts'), `the build's files are found (${compiled.length})`)
+  t.ok(compiled.includes('lib/config/load.ts') && compiled.includes('server.ts'), `the build's files are found (${compiled.length})`)
   t.same(compiled.filter((file) => !covers(file)), [], 'none left out of the image\'s build')
   for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'scripts/bundle-plugins.ts', 'scripts/image-deps.js', 'scripts/image-deps-lib.js']) {
     t.ok(covers(file), `${file} is copied`)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { projectRoot } from '../lib/config.js'
+import { projectRoot } from '../lib/project-root.js'
 import { importCycles, importGraph, importsOf, ruleViolations, type ImportGraph } from './helpers/imports.js'
 
 // The rules of the house (plugins/README.md): who may import whom, and no import cycle anywhere.
@@ -36,7 +36,7 @@ t.test('the rules and the cycle search find what breaks them', async (t) => {
     'plugins/external/cors.ts': ['plugins/external/helmet.ts'],
     'lib/errors.ts': ['schemas/common.ts', 'plugins/errors.ts', 'routes/ready/index.ts'],
     'schemas/user.ts': ['schemas/common.ts', 'lib/errors.ts', 'plugins/config.ts'],
-    'app.ts': ['plugins/config.ts', 'lib/config.ts']
+    'app.ts': ['plugins/config.ts', 'lib/config/load.ts']
   }
   t.same(ruleViolations(broken), [
     'routes/users/index.ts imports plugins/auth.ts',

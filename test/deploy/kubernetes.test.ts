@@ -18,7 +18,10 @@ import { validate as networkPolicySchema } from 'kubernetes-models/_schemas/IoK8
 import { validate as pdbSchema } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodDisruptionBudget'
 import { validate as configMapSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap'
 import { validate as serviceSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Service'
-import { loadConfig, projectRoot, unknownSettings, type Config } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
+import type { Config } from '../../lib/config/schema.js'
+import { unknownSettings } from '../../lib/config/unknown-settings.js'
+import { projectRoot } from '../../lib/project-root.js'
 import { build, json } from '../helpers/index.js'
 
 // deploy/kubernetes/, checked offline (no cluster, kubectl or kustomize here): each kustomization

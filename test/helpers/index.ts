@@ -14,7 +14,8 @@ import app, { loggerOptions, plugins, serverOptions as appServerOptions } from '
 import type { ServerLoggerOptions } from '../../lib/logger.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
 import { testPostgres } from './postgres.js'
-import { loadConfig, projectRoot } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 export interface BuildOptions {
   /** The logger, e.g. a logSink's; none by default. */

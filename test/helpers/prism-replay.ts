@@ -3,7 +3,7 @@ import http from 'node:http'
 import path from 'node:path'
 import fc from 'fast-check'
 import { requestGenerator, type Document } from './openapi-requests.js'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 /**
  * Not part of `npm test`: replays the traffic of check 4b (the same generated requests) over HTTP

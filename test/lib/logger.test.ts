@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { serverOptions } from '../../app.js'
-import { loadConfig } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
 import { build, logSink } from '../helpers/index.js'
 import { bindRequestLogger, lazyChildLoggerFactory } from '../../lib/logger.js'
 

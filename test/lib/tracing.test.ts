@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import t from 'tap'
 import { serverOptions } from '../../app.js'
-import { loadConfig } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
 import { activeTracing, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
 import { build, logSink, serverEntry } from '../helpers/index.js'
 

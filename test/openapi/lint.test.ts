@@ -2,7 +2,7 @@ import path from 'node:path'
 import t from 'tap'
 import { lintFromString, loadConfig } from '@redocly/openapi-core'
 import { build } from '../helpers/index.js'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 /** Check 4c: Redocly's recommended rules (redocly.yaml) find no error in the document, whatever the settings. */
 t.test('Redocly lint, recommended rules: no error; the one warning is GET /failing, which never succeeds', async (t) => {

@@ -9,7 +9,8 @@ import auth, { type AuthOptions } from '../../plugins/auth.js'
 import { assertError, build, buildPlugins, defaultServerOptions, json, logSink } from '../helpers/index.js'
 import { tcpProxy, testPostgres } from '../helpers/postgres.js'
 import { memoryFailureStore, type FailureStore } from '../../lib/auth-failures.js'
-import { loadConfig, trustProxyOption } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
+import { trustProxyOption } from '../../lib/config/trust-proxy.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher } from '../../lib/secrets.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`

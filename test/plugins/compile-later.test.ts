@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import app, { serverOptions } from '../../app.js'
 import { buildPlugins, json, logSink, until } from '../helpers/index.js'
-import { loadConfig } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
 
 /** A route that validates its query string and serialises its answer. */
 function fineRoute (server: FastifyInstance) {

@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import config from '../../plugins/config.js'
 import errors from '../../plugins/errors.js'
 import notFound from '../../plugins/not-found.js'
-import { loadConfig } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
 import { assertError, build, buildPlugins, defaultServerOptions } from '../helpers/index.js'
 
 t.test('an unknown path is a 404 JSON error', async (t) => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 // plugins/README.md's table is the map of the plugins: it must say what the plugins are.
 

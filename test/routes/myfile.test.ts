@@ -61,7 +61,7 @@ t.test('nothing readable by that name is "not there": a directory, a dangling li
   await fs.symlink(path.join(dangling, 'nowhere'), path.join(dangling, 'myfile.txt'))
   assertMissing(t, await (await build(t, { FILES_DIR: dangling })).inject({ url: '/myfile.txt' }), 'a dangling symlink')
 
-  // A FILES_DIR that is no directory at start-up is refused then (test/lib/config.test.ts); one
+  // A FILES_DIR that is no directory at start-up is refused then (test/lib/config/load.test.ts); one
   // that goes away, or is replaced by a file, while the service runs leaves the file not there.
   const gone = await filesDir(t)
   const app = await build(t, { FILES_DIR: gone })

@@ -4,7 +4,7 @@ import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { Test } from 'tap'
 import { assertError, build, json, walkRoutes } from '../helpers/index.js'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'))
 

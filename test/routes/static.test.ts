@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { assertError, build } from '../helpers/index.js'
-import { projectRoot } from '../../lib/config.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 const SECRET = 'top secret, outside the static area'
 

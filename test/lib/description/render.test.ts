@@ -15,7 +15,7 @@ import {
   type RouteDescription,
   type Schema
 } from '../../../lib/description/render.js'
-import { loadConfig } from '../../../lib/config.js'
+import { loadConfig } from '../../../lib/config/load.js'
 import { describeRoutes, endpointPath } from '../../../lib/description/routes.js'
 
 const GENERIC_ERROR = { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: 'querystring/sortby must be one of: age, name' }

@@ -134,7 +134,7 @@ Object.assign(process.env, {
 })
 const tracing = startTracing()!
 const { build, buildPlugins, logSink, startServer, testDatabase, until } = await import('../../helpers/index.js')
-const { projectRoot } = await import('../../../lib/config.js')
+const { projectRoot } = await import('../../../lib/project-root.js')
 const { packageInfo } = await import('../../../lib/package-info.js')
 
 const USER = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }

@@ -1,8 +1,7 @@
-import fs from 'node:fs'
 import path from 'node:path'
-import util from 'node:util'
 import t from 'tap'
-import { InvalidConfiguration, SETTING_NAMES, loadConfig, loadEnvFile, projectRoot, proxyListProblem, trustProxyOption, unknownSettings, warnUnknownSettings } from '../../lib/config.js'
+import { InvalidConfiguration, loadConfig } from '../../../lib/config/load.js'
+import { projectRoot } from '../../../lib/project-root.js'
 
 /** The lines loadConfig refuses `env` with; none when it accepts it. */
 function refused (env: NodeJS.ProcessEnv): readonly string[] {
@@ -241,84 +240,10 @@ t.test('BASE_PATH and CORS_ORIGINS take what a proxy and a browser send', async 
   }
 })
 
-t.test('TRUST_PROXY maps to Fastify\'s trustProxy', async (t) => {
-  t.equal(trustProxyOption('true'), true)
-  t.equal(trustProxyOption('false'), false)
-  t.equal(trustProxyOption('10.0.0.0/8,127.0.0.1'), '10.0.0.0/8,127.0.0.1')
-  const hops = trustProxyOption('2')
-  if (typeof hops !== 'function') throw new Error('a hop count gives a function')
-  t.same([0, 1, 2].map((hop) => hops('10.0.0.1', hop)), [true, true, false], 'trusts the nearest 2 hops')
-})
-
-t.test('loadEnvFile: .env of the working directory when there is one; what is set already wins', async (t) => {
-  const dir = t.testdir({
-    with: { '.env': 'SERVANT_TEST_FROM_FILE=file\nSERVANT_TEST_SET=file\n' },
-    without: {},
-    broken: { '.env': {} }
-  })
-  const cwd = process.cwd()
-  t.teardown(() => {
-    process.chdir(cwd)
-    delete process.env.SERVANT_TEST_FROM_FILE
-    delete process.env.SERVANT_TEST_SET
-  })
-  process.env.SERVANT_TEST_SET = 'environment'
-  process.chdir(path.join(dir, 'with'))
-  t.same(loadEnvFile(), ['SERVANT_TEST_FROM_FILE', 'SERVANT_TEST_SET'], 'the names the file sets')
-  t.equal(process.env.SERVANT_TEST_FROM_FILE, 'file')
-  t.equal(process.env.SERVANT_TEST_SET, 'environment')
-  process.chdir(path.join(dir, 'without'))
-  t.same(loadEnvFile(), [], 'no .env: nothing to do')
-  process.chdir(path.join(dir, 'broken'))
-  t.throws(() => loadEnvFile(), 'a .env that cannot be read (here a directory) is an error, not ignored')
-})
-
-t.test('unknownSettings: the names of a .env that are no setting, with the one they likely meant', async (t) => {
-  t.same(unknownSettings(['PORT', 'DATABASE_URL', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PGSSLMODE', 'OTEL_SERVICE_NAME', 'FASTIFY_PORT', 'TZ']), [], 'settings, and other programs\' variables')
-  t.same(unknownSettings(['DATABSE_URL', 'LOG_LEVL', 'port', 'BASIC_AUTH_USER', 'METRIC_PORT', 'COLOUR', 'SOMETHING_ELSE']), [
-    { name: 'DATABSE_URL', closest: 'DATABASE_URL' },
-    { name: 'LOG_LEVL', closest: 'LOG_LEVEL' },
-    { name: 'port', closest: 'PORT' },
-    { name: 'BASIC_AUTH_USER', closest: 'BASIC_AUTH_USERS' },
-    { name: 'METRIC_PORT', closest: 'METRICS_PORT' },
-    { name: 'COLOUR' },
-    { name: 'SOMETHING_ELSE' }
-  ])
-  const warnings: Array<[object, string]> = []
-  warnUnknownSettings({ warn: (fields, msg) => { warnings.push([fields, msg]) } }, ['DATABSE_URL', 'PORT', 'COLOUR'])
-  t.same(warnings, [
-    [{ variable: 'DATABSE_URL', closest: 'DATABASE_URL' }, '.env sets DATABSE_URL, which is no setting of the service: ignored (did you mean DATABASE_URL?)'],
-    [{ variable: 'COLOUR', closest: undefined }, '.env sets COLOUR, which is no setting of the service: ignored']
-  ])
-})
-
-t.test('TRUST_PROXY: addresses, ranges and proxy-addr\'s names are taken; anything else is named', async (t) => {
-  for (const value of ['true', 'false', '0', '2', '10.0.0.1', '10.0.0.0/8, 192.168.1.1', 'loopback', 'linklocal,uniquelocal', 'fd00::/8', '::1', '1.2.3.4/255.0.0.0']) {
-    t.equal(proxyListProblem(value), undefined, value)
-    t.equal(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, value)
-  }
-  t.match(proxyListProblem('10.0.0.1, yes'), /\("yes" is none\)$/, 'the entry that is not an address is named')
-  t.notMatch(proxyListProblem('yes') ?? '', /is none/, 'a single value is quoted once, by the message')
-})
-
 t.test('every invalid variable is refused at once, a line each', async (t) => {
   const err = t.throws(() => loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', TRUST_PROXY: 'yes', METRICS: 'maybe' })) as InvalidConfiguration
   t.type(err, InvalidConfiguration)
   t.same(err.problems.map((line) => line.split(':')[0]), ['env/PORT', 'env/LOG_LEVEL', 'env/METRICS', 'env/TRUST_PROXY'])
   t.equal(err.message.split('\n').length, 4)
   t.ok(err.problems.every((line) => !line.includes('\n')), 'one line each')
-})
-
-t.test('.env.example: every setting, all commented out; a default line, uncommented, changes nothing in production', async (t) => {
-  const text = fs.readFileSync(path.join(projectRoot, '.env.example'), 'utf8')
-  t.same(util.parseEnv(text), {}, 'copied to .env as it is, it sets nothing')
-  const defaults = [...text.matchAll(/^# ([A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name as string, value as string] as const)
-  const examples = [...text.matchAll(/^# e\.g\. ([A-Z_]+)=/gm)].map(([, name]) => name as string)
-  t.same([...defaults.map(([name]) => name), ...examples].filter((name) => SETTING_NAMES.includes(name)).sort(), [...SETTING_NAMES].sort(), 'each setting once')
-  t.same(unknownSettings(defaults.map(([name]) => name)), [], 'a default line is a setting of the service')
-  const production = { NODE_ENV: 'production', STORE: 'memory' }
-  const base = loadConfig(production)
-  for (const [name, value] of defaults) {
-    t.same(loadConfig({ ...production, [name]: value }), base, `${name}=${value} is production's default`)
-  }
 })

@@ -1,0 +1,21 @@
+import t from 'tap'
+import { unknownSettings, warnUnknownSettings } from '../../../lib/config/unknown-settings.js'
+
+t.test('unknownSettings: the names of a .env that are no setting, with the one they likely meant', async (t) => {
+  t.same(unknownSettings(['PORT', 'DATABASE_URL', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PGSSLMODE', 'OTEL_SERVICE_NAME', 'FASTIFY_PORT', 'TZ']), [], 'settings, and other programs\' variables')
+  t.same(unknownSettings(['DATABSE_URL', 'LOG_LEVL', 'port', 'BASIC_AUTH_USER', 'METRIC_PORT', 'COLOUR', 'SOMETHING_ELSE']), [
+    { name: 'DATABSE_URL', closest: 'DATABASE_URL' },
+    { name: 'LOG_LEVL', closest: 'LOG_LEVEL' },
+    { name: 'port', closest: 'PORT' },
+    { name: 'BASIC_AUTH_USER', closest: 'BASIC_AUTH_USERS' },
+    { name: 'METRIC_PORT', closest: 'METRICS_PORT' },
+    { name: 'COLOUR' },
+    { name: 'SOMETHING_ELSE' }
+  ])
+  const warnings: Array<[object, string]> = []
+  warnUnknownSettings({ warn: (fields, msg) => { warnings.push([fields, msg]) } }, ['DATABSE_URL', 'PORT', 'COLOUR'])
+  t.same(warnings, [
+    [{ variable: 'DATABSE_URL', closest: 'DATABASE_URL' }, '.env sets DATABSE_URL, which is no setting of the service: ignored (did you mean DATABASE_URL?)'],
+    [{ variable: 'COLOUR', closest: undefined }, '.env sets COLOUR, which is no setting of the service: ignored']
+  ])
+})

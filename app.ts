@@ -86,25 +86,27 @@ export function serverOptions (config: Config, { edge = true, logger = loggerOpt
 export interface AppOptions extends ConfigPluginOptions {
   /**
    * false: the service without its edge plugins (security headers, CORS, compression, metrics,
-   * overload, rate limits, the request-id header and genReqId), all of plugins/external/: what
+   * overload, rate limits, tracing, the request-id header and genReqId), all of plugins/edge/: what
    * bench/edge.bench.js measures them against. Not a way to run it.
    */
   edge?: boolean
 }
 
 /**
- * The shared plugins: the settings, the third-party plugins of plugins/external/ (each configured
- * from the settings by its `autoConfig`), then ours from plugins/.
+ * The shared plugins: the settings; the edge plugins of plugins/edge/; the thin wrappers of
+ * third-party plugins of plugins/external/; then ours from plugins/. Those of edge/ and external/
+ * are each configured from the settings by its `autoConfig`, when it has one.
  */
 export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
   // Whichever entry started the process (server.ts has done it already; `fastify start`, the tests).
   holdNextTickShape()
   const edge = opts.edge ?? true
   await fastify.register(config, opts)
-  if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })
+  if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'edge'), options: {} })
+  await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'plugins'),
-    ignorePattern: /^(external|config\.[jt]s)$/,
+    ignorePattern: /^(edge|external|config\.[jt]s)$/,
     options: opts
   })
 }

@@ -7,7 +7,7 @@ import { throttled } from './throttle.js'
 export const TIMEOUT_CHECK_INTERVAL_MS = 500
 
 /**
- * Connections the metrics listener keeps at once (plugins/external/metrics.ts): a scraper holds one
+ * Connections the metrics listener keeps at once (plugins/edge/metrics.ts): a scraper holds one
  * per scrape, a pair of Prometheus servers two; the rest leaves room for an operator's curl and for
  * connections still closing. Nothing else has a reason to connect there.
  */

@@ -28,7 +28,7 @@ export const WARNING_INTERVAL_MS = 60_000
 /** Span attribute values are cut at this length unless OTEL_*ATTRIBUTE_VALUE_LENGTH_LIMIT says: a URL may be 16 kB. */
 const ATTRIBUTE_VALUE_LENGTH_LIMIT = 4096
 
-/** What the entry points and plugins/external/otel.ts use of a started tracing. */
+/** What the entry points and plugins/edge/otel.ts use of a started tracing. */
 export interface Tracing {
   /** The traces endpoint, as the settings give it (for the log). */
   readonly endpoint: string

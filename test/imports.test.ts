@@ -33,7 +33,8 @@ t.test('the rules and the cycle search find what breaks them', async (t) => {
     'routes/a.ts': ['routes/b/index.ts'],
     'plugins/auth.ts': ['lib/secrets.ts', 'schemas/auth.ts', 'plugins/errors.ts'],
     'plugins/collections/index.ts': ['plugins/collections/postgres.ts', 'plugins/range.ts'],
-    'plugins/external/cors.ts': ['plugins/external/helmet.ts'],
+    'plugins/edge/cors.ts': ['plugins/edge/security-headers.ts'],
+    'plugins/external/formbody.ts': ['plugins/edge/compress.ts'],
     'lib/errors.ts': ['schemas/common.ts', 'plugins/errors.ts', 'routes/ready/index.ts'],
     'schemas/user.ts': ['schemas/common.ts', 'lib/errors.ts', 'plugins/config.ts'],
     'app.ts': ['plugins/config.ts', 'lib/config/load.ts']
@@ -44,7 +45,8 @@ t.test('the rules and the cycle search find what breaks them', async (t) => {
     'routes/a.ts imports routes/b/index.ts',
     'plugins/auth.ts imports plugins/errors.ts',
     'plugins/collections/index.ts imports plugins/range.ts',
-    'plugins/external/cors.ts imports plugins/external/helmet.ts',
+    'plugins/edge/cors.ts imports plugins/edge/security-headers.ts',
+    'plugins/external/formbody.ts imports plugins/edge/compress.ts',
     'lib/errors.ts imports plugins/errors.ts',
     'lib/errors.ts imports routes/ready/index.ts',
     'schemas/user.ts imports plugins/config.ts'

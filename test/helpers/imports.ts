@@ -34,10 +34,13 @@ export function importGraph (root: string, dirs: readonly string[]): ImportGraph
 
 const under = (file: string, dir: string) => file.startsWith(`${dir}/`)
 
-/** The files a plugin file may import besides lib/ and schemas/: its own folder's (one file of plugins/ or plugins/external/ is a folder of its own). */
+/** The folders of plugins/ whose files are each a plugin (autoload registers every file), not the parts of one. */
+export const PLUGIN_FOLDERS: readonly string[] = ['edge', 'external']
+
+/** The files a plugin file may import besides lib/ and schemas/: its own folder's (one file of plugins/, plugins/edge/ or plugins/external/ is a folder of its own). */
 function pluginUnit (file: string): (target: string) => boolean {
   const [, folder, rest] = file.split('/')
-  if (rest === undefined || folder === 'external') return (target) => target === file
+  if (rest === undefined || PLUGIN_FOLDERS.includes(folder!)) return (target) => target === file
   return (target) => under(target, `plugins/${folder}`)
 }
 

@@ -9,7 +9,7 @@ import { activeTracing, startTracing, tracesEndpoint, TracingWarnings } from '..
 import { build, logSink, serverEntry } from '../helpers/index.js'
 
 // Tracing is never started in this process: what tracing off leaves of it (nothing), and the
-// parts of lib/tracing.ts that need no collector. The spans themselves: test/plugins/external/otel.test.ts.
+// parts of lib/tracing.ts that need no collector. The spans themselves: test/plugins/edge/otel.test.ts.
 
 const OTEL_VARIABLES = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
 for (const name of OTEL_VARIABLES) delete process.env[name]

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { projectRoot } from '../../lib/project-root.js'
+import { PLUGIN_FOLDERS } from '../helpers/imports.js'
 
 // plugins/README.md's table is the map of the plugins: it must say what the plugins are.
 
@@ -40,12 +41,12 @@ function table (markdown: string): Row[] {
   })
 }
 
-/** The files autoload registers as plugins: plugins/*.ts, plugins/external/*.ts, plugins/<folder>/index.ts. */
+/** The files autoload registers as plugins: plugins/*.ts, plugins/edge/*.ts, plugins/external/*.ts, plugins/<folder>/index.ts. */
 function pluginFiles (): string[] {
   return fs.readdirSync(PLUGINS, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
     .map((file) => file.split(path.sep).join('/'))
-    .filter((file) => !file.includes('/') || file.startsWith('external/') || file.endsWith('/index.ts'))
+    .filter((file) => !file.includes('/') || PLUGIN_FOLDERS.some((folder) => file.startsWith(`${folder}/`)) || file.endsWith('/index.ts'))
     .sort()
 }
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { assertError, build, json, until } from '../../helpers/index.js'
-import { guardedMemoryUsage } from '../../../plugins/external/under-pressure.js'
+import { guardedMemoryUsage } from '../../../plugins/edge/under-pressure.js'
 
 /**
  * Lags the event loop by 100 ms at every turn, as a sustained load would, until `app` turns a

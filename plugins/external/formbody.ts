@@ -1,5 +1,5 @@
 import formbody, { type FastifyFormbodyOptions } from '@fastify/formbody'
-import { parseForm } from '../lib/wire.js'
+import { parseForm } from '../../lib/wire.js'
 
 /**
  * `application/x-www-form-urlencoded` bodies, for the routes that list it in `schema.consumes`:

@@ -1,13 +1,13 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { LINGER_BYTES } from '../../lib/lingering-close.js'
-import { isFormFields, parseForm } from '../../lib/wire.js'
-import { assertError, buildPlugins, json } from '../helpers/index.js'
-import { sendEndlessBody } from '../helpers/endless-body.js'
+import { LINGER_BYTES } from '../../../lib/lingering-close.js'
+import { isFormFields, parseForm } from '../../../lib/wire.js'
+import { assertError, buildPlugins, json } from '../../helpers/index.js'
+import { sendEndlessBody } from '../../helpers/endless-body.js'
 
-// application/x-www-form-urlencoded bodies (plugins/formbody.ts): read whole up to the body limit,
-// or refused with 413; never silently shortened.
+// application/x-www-form-urlencoded bodies (plugins/external/formbody.ts): read whole up to the
+// body limit, or refused with 413; never silently shortened.
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 

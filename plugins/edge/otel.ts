@@ -6,7 +6,7 @@ import { activeTracing } from '../../lib/tracing.js'
  * entry points, with OTEL_EXPORTER_OTLP_ENDPOINT): a span per request from its onRequest hook,
  * named by the route (`POST /users`), with the route pattern, method, status and request id, the
  * caller's `traceparent` continued, the PostgreSQL queries under it. Its hook runs first but for
- * CORS's (plugins/external/ loads in file order; the overload and rate-limit checks are the
+ * CORS's (plugins/edge/ loads in file order; the overload and rate-limit checks are the
  * routes' own hooks, which run after), so the span covers their refusals too. Tracing off,
  * nothing is registered: no hook, no decorator.
  *

@@ -74,6 +74,6 @@ export default fp<FastifyCorsOptions>(async function corsPlugin (fastify, option
       done()
     })
   }
-  // After metrics (plugins/external/metrics.ts measures the routes registered after it): the
+  // After metrics (plugins/edge/metrics.ts measures the routes registered after it): the
   // preflights' route is measured too.
 }, { name: 'cors', dependencies: ['config', 'metrics'] })

@@ -4,7 +4,7 @@ import net, { type AddressInfo } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { METRICS_CONNECTION_LIMIT, RESERVED_DESCRIPTORS } from '../../../lib/connections.js'
-import { METRICS_LISTENER } from '../../../plugins/external/metrics.js'
+import { METRICS_LISTENER } from '../../../plugins/edge/metrics.js'
 import { assertError, build, json, logSink, startServer, until } from '../../helpers/index.js'
 
 interface Sample {

@@ -53,7 +53,7 @@ export function loggerOptions (config: Config) {
  * start` (cli.ts) and the tests. `logger`: where and how it logs (a test's sink), or false for
  * no logs at all; by default, loggerOptions on stdout.
  */
-export function serverOptions (config: Config, { edge = true, logger = loggerOptions(config) }: Pick<AppOptions, 'edge'> & { logger?: ServerLoggerOptions | false } = {}) {
+export function serverOptions (config: Config, { logger = loggerOptions(config) }: { logger?: ServerLoggerOptions | false } = {}) {
   return {
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -66,7 +66,7 @@ export function serverOptions (config: Config, { edge = true, logger = loggerOpt
     frameworkErrors,
     clientErrorHandler,
     // The proxy's X-Request-Id when it is sane, else a new id: the reqId of every log line.
-    genReqId: edge ? requestId : undefined,
+    genReqId: requestId,
     // pino, whose request loggers are made when they first write a line (see lib/logger.ts).
     ...(logger === false ? { logger: false } : { loggerInstance: serverLogger(logger) }),
     // With tracing (lib/tracing.ts, started before): "incoming request" waits for the request's span.
@@ -83,39 +83,53 @@ export function serverOptions (config: Config, { edge = true, logger = loggerOpt
   } satisfies FastifyHttpOptions<RawServerDefault>
 }
 
-export interface AppOptions extends ConfigPluginOptions {
-  /**
-   * false: the service without its edge plugins (security headers, CORS, compression, metrics,
-   * overload, rate limits, tracing, the request-id header and genReqId), all of plugins/edge/: what
-   * bench/edge.bench.js measures them against. Not a way to run it.
-   */
-  edge?: boolean
+/** The options of the app, as of each plugin it registers: the settings, when already loaded. */
+export type AppOptions = ConfigPluginOptions
+
+const PLUGINS = path.join(import.meta.dirname, 'plugins')
+
+/**
+ * The edge plugins, plugins/edge/, each configured from the settings by its `autoConfig`: what
+ * stands between the client and the routes (security headers and X-Request-Id, CORS, compression,
+ * metrics, tracing, overload, rate limits). They need the settings registered before them.
+ */
+export async function edgePlugins (fastify: FastifyInstance) {
+  await fastify.register(autoload, { dir: path.join(PLUGINS, 'edge'), options: {} })
 }
 
 /**
- * The shared plugins: the settings; the edge plugins of plugins/edge/; the thin wrappers of
- * third-party plugins of plugins/external/; then ours from plugins/. Those of edge/ and external/
- * are each configured from the settings by its `autoConfig`, when it has one.
+ * The plugins the routes are built on: the thin wrappers of third-party plugins of
+ * plugins/external/ (each configured by its `autoConfig`), then ours from plugins/. They need the
+ * settings registered before them.
  */
-export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
-  // Whichever entry started the process (server.ts has done it already; `fastify start`, the tests).
-  holdNextTickShape()
-  const edge = opts.edge ?? true
-  await fastify.register(config, opts)
-  if (edge) await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'edge'), options: {} })
-  await fastify.register(autoload, { dir: path.join(import.meta.dirname, 'plugins', 'external'), options: {} })
+export async function servicePlugins (fastify: FastifyInstance, opts: AppOptions) {
+  await fastify.register(autoload, { dir: path.join(PLUGINS, 'external'), options: {} })
   await fastify.register(autoload, {
-    dir: path.join(import.meta.dirname, 'plugins'),
+    dir: PLUGINS,
     ignorePattern: /^(edge|external|config\.[jt]s)$/,
     options: opts
   })
 }
 
-/** The service: the shared plugins, then the endpoint groups from routes/. */
-export default async function app (fastify: FastifyInstance, opts: AppOptions) {
-  await plugins(fastify, opts)
+/** The shared plugins: the settings (plugins/config.ts), the edge plugins, then the service's. */
+export async function plugins (fastify: FastifyInstance, opts: AppOptions) {
+  // Whichever entry started the process (server.ts has done it already; `fastify start`, the tests).
+  holdNextTickShape()
+  await fastify.register(config, opts)
+  await edgePlugins(fastify)
+  await servicePlugins(fastify, opts)
+}
+
+/** The endpoint groups, from routes/: a folder's name is its URL prefix. */
+export async function routes (fastify: FastifyInstance, opts: AppOptions) {
   await fastify.register(autoload, {
     dir: path.join(import.meta.dirname, 'routes'),
     options: opts
   })
+}
+
+/** The service: the shared plugins, then the endpoint groups. */
+export default async function app (fastify: FastifyInstance, opts: AppOptions) {
+  await plugins(fastify, opts)
+  await routes(fastify, opts)
 }

@@ -95,6 +95,11 @@ export function startServiceWithoutEdge (env = {}) {
   return startProcess([path.join(root, 'bench', 'service-without-edge.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', ...env }, '/health')
 }
 
+/** The service with `count` generated colours on GET /colors, or the 59 with 0 (see service-with-colors.js), set as startService. */
+export function startServiceWithColors (count, env = {}, { timeoutMs = 60_000 } = {}) {
+  return startProcess([path.join(root, 'bench', 'service-with-colors.js')], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', BENCH_COLORS: String(count), ...env }, '/health', timeoutMs)
+}
+
 /** A server of bench/ (`script`) answering each path of `fixtures` with the same bytes (FIXTURES). */
 export function startReplay (script, fixtures, env = {}) {
   const encoded = Buffer.from(JSON.stringify(fixtures)).toString('base64')

@@ -1,7 +1,8 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
-import Fastify from 'fastify'
-import app, { serverOptions } from '../app.js'
+import Fastify, { type FastifyInstance } from 'fastify'
+import app, { routes, serverOptions, servicePlugins } from '../app.js'
+import settings from '../plugins/config.js'
 import { loadConfig } from '../lib/config/load.js'
 import { TIMEOUT_CHECK_INTERVAL_MS } from '../lib/connections.js'
 import { API_HEADERS } from '../lib/security-headers.js'
@@ -54,15 +55,22 @@ t.test('the values of credentials in a query string never reach the logs: every 
   t.equal(json(bad).message, "'/echo%E0?token=[redacted]' is not a valid url component")
 })
 
-t.test('edge: false is the service without its edge plugins (what bench/edge.bench.js measures them against)', async (t) => {
+t.test('the app\'s parts compose the service without its edge plugins (what bench/edge.bench.js measures them against)', async (t) => {
   const config = loadConfig({ DOCS_CATCH_ALL: 'false', METRICS_PORT: '0' })
-  const serve = async (edge: boolean) => {
-    const server = Fastify(serverOptions(config, { edge, logger: false }))
-    await server.register(app, { config, edge })
+  const serve = async (server: FastifyInstance) => {
     t.teardown(() => server.close())
     return server.inject({ url: '/hello?name=x', headers: { 'x-request-id': 'from-the-proxy', 'accept-encoding': 'gzip' } })
   }
-  const [full, bare] = [await serve(true), await serve(false)]
+  const service = Fastify(serverOptions(config, { logger: false }))
+  await service.register(app, { config })
+  // As bench/service-without-edge.js composes it.
+  const withoutEdge = Fastify({ ...serverOptions(config, { logger: false }), genReqId: undefined })
+  await withoutEdge.register(async (fastify, opts) => {
+    await fastify.register(settings, opts)
+    await servicePlugins(fastify, opts)
+    await routes(fastify, opts)
+  }, { config })
+  const [full, bare] = [await serve(service), await serve(withoutEdge)]
   t.equal(bare.body, full.body, 'the same answer')
   t.equal(full.headers['x-request-id'], 'from-the-proxy')
   t.ok(full.headers['content-security-policy'], 'security headers')

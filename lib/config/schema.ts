@@ -96,9 +96,7 @@ export const EnvSchema = Type.Object({
   METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9091 }),
   // Compress responses (gzip, br, deflate) for clients that accept it; off when the proxy compresses.
-  COMPRESSION: Type.Boolean({ default: true }),
-  // Bench only: GET /colors serves this many generated colours instead of the 59 (0 = the real ones).
-  COLORS_SYNTHETIC_COUNT: Type.Integer({ minimum: 0, maximum: 5_000_000, default: 0 })
+  COMPRESSION: Type.Boolean({ default: true })
 })
 
 /** The names of every setting. */

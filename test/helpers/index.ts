@@ -46,7 +46,7 @@ async function storeEnv (env: Record<string, string>): Promise<Record<string, st
 /**
  * Settings every test app and server gets unless the test sets them: no load shedding on event-loop
  * delay, which a test process starved of CPU by its neighbours would see as overload
- * (test/plugins/under-pressure.test.ts sets its own thresholds); the metrics listener on any free
+ * (test/plugins/edge/under-pressure.test.ts sets its own thresholds); the metrics listener on any free
  * port, as test processes run side by side.
  */
 const TEST_ENV = { PRESSURE_MAX_EVENT_LOOP_DELAY: '0', METRICS_PORT: '0' }

@@ -49,8 +49,7 @@ t.test('defaults, with nothing set', async (t) => {
     METRICS_PORT: 9091,
     STATIC_FOLLOW_SYMLINKS: false,
     STORE: 'memory',
-    COMPRESSION: true,
-    COLORS_SYNTHETIC_COUNT: 0
+    COMPRESSION: true
   })
   t.equal(config.API_TOKENS, undefined)
   t.equal(config.DATABASE_URL, undefined, 'the memory store')
@@ -65,8 +64,7 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
     DOCS_CATCH_ALL: 'false',
     FILES_DIR: data,
     STATIC_DIR: static_,
-    API_TOKENS: 'abc,d.e-f~g+h/i==',
-    COLORS_SYNTHETIC_COUNT: '1000000'
+    API_TOKENS: 'abc,d.e-f~g+h/i=='
   })
   t.equal(config.PORT, 8080)
   t.equal(config.BODY_LIMIT, 100)
@@ -74,7 +72,6 @@ t.test('values are decoded to their types and paths resolved', async (t) => {
   t.equal(config.FILES_DIR, path.resolve(data), 'relative to the working directory')
   t.equal(config.STATIC_DIR, static_)
   t.equal(config.API_TOKENS, 'abc,d.e-f~g+h/i==')
-  t.equal(config.COLORS_SYNTHETIC_COUNT, 1000000)
 })
 
 t.test('production has no default credentials, and refuses the example ones', async (t) => {
@@ -186,9 +183,6 @@ t.test('an invalid value is refused with a message naming the variable', async (
     ['TRUST_PROXY', '::1/129'],
     ['TRUST_PROXY', 'loopback,nope'],
     ['TRUST_PROXY', '10.0.0.1/8/8'],
-    ['COLORS_SYNTHETIC_COUNT', '-1'],
-    ['COLORS_SYNTHETIC_COUNT', 'many'],
-    ['COLORS_SYNTHETIC_COUNT', '5000001'],
     ['NODE_ENV', 'prod'],
     ['NODE_ENV', 'Production'],
     ['NODE_ENV', ''],

@@ -1,8 +1,8 @@
-import type { Color } from '../../schemas/color.js'
+import type { Color } from '../schemas/color.js'
 
 /**
- * A large collection for the benchmark (COLORS_SYNTHETIC_COUNT): `count` colours drawn from a
- * fixed pseudo-random sequence, so every run serves the same ones. Names are the tutorial's
+ * A large collection for colors.bench.js (through service-with-colors.js): `count` colours drawn
+ * from a fixed pseudo-random sequence, so every run serves the same ones. Names are the tutorial's
  * names with a suffix of 0–999, so they repeat (about `count` / 59,000 times each) like the
  * real ones do; hex follows from rgb.
  */

@@ -1,7 +1,7 @@
 // Cold start: from spawning the process to the first 200 on /health, the service (`node
 // dist/bundle/server.js`, production settings) against a bare Fastify app with one route on the same Node,
-// in alternating runs of the same bench. Medians of BENCH_COLD_RUNS (15: a single start moves by
-// ±20 % on this machine). Target: service / bare ≤ 1.5.
+// in alternating runs of the same bench. Medians of BENCH_COLD_RUNS (15: a single start moves a
+// lot from one run to the next; figures: bench/README.md). Target: service / bare ≤ 1.5.
 // The service keeps V8's code cache beside the bundle (server.ts): the first run writes it, as the
 // Docker build does; the service is also measured without it (NODE_DISABLE_COMPILE_CACHE=1).
 import path from 'node:path'

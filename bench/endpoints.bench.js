@@ -22,9 +22,9 @@ const env = { DOCS_CATCH_ALL: 'false' }
 const SERVERS = ['raw', 'floor', 'floor again', 'floor, held', 'peer', 'service']
 
 /**
- * One set of the servers, started afresh: a process keeps the choices its JIT made, which moved
- * one process's CPU per request by 10–20 % against another's of the same build here, so each
- * figure is the median over sets of processes, not over rounds of one.
+ * One set of the servers, started afresh: a process keeps the choices its JIT made, which move
+ * one process's CPU per request away from another's of the same build (figures: bench/README.md),
+ * so each figure is the median over sets of processes, not over rounds of one.
  */
 async function measureSet (fixtures) {
   const starts = {

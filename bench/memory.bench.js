@@ -1,8 +1,8 @@
 // Memory: resident set size of the service (production settings, memory store) and of a bare
 // Fastify app answering the same bytes, same run: 2 s after start, idle once V8's memory reducer
-// has run (30 s: it gives back the young generation that start-up grew, some 30 MB here), and after
-// BENCH_MEMORY_SECONDS (60) of mixed load (the endpoints of endpoints.bench.js in turn, 50
-// connections). VmRSS from /proc, and the peak (VmHWM).
+// has run (30 s: it gives back the young generation that start-up grew; figures:
+// bench/README.md), and after BENCH_MEMORY_SECONDS (60) of mixed load (the endpoints of
+// endpoints.bench.js in turn, 50 connections). VmRSS from /proc, and the peak (VmHWM).
 import { ENDPOINTS, captureEndpoints, load, printTable, startFastifyFloor, startService } from './lib.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 

@@ -20,8 +20,8 @@ export function rewrite (file: string, source: string, changes: Readonly<Record<
 
 /**
  * @fastify/compress asks each payload `instanceof Response` and `instanceof ReadableStream`:
- * reading those globals the first time loads Node's bundled undici, about 10 ms of the first
- * response, which a bare Fastify app does not pay. The same questions asked as Fastify's
+ * reading those globals the first time loads Node's bundled undici, which delays the first
+ * response (figures: bench/README.md) where a bare Fastify app does not. The same questions asked as Fastify's
  * reply.send asks them (lib/reply.js) load nothing.
  */
 export const COMPRESS_CHECKS: Readonly<Record<string, string>> = {

@@ -7,7 +7,8 @@ import { Session } from 'node:inspector/promises'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import app, { serverOptions } from '../../app.js'
-import { loadConfig, projectRoot } from '../../lib/config.js'
+import { loadConfig } from '../../lib/config/load.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 export const DOCUMENT = path.join(projectRoot, 'docs', 'request-path.md')
 

@@ -72,12 +72,11 @@ async function routes (): Promise<RouterRoute[]> {
   const config = loadConfig({ METRICS_PORT: '0' })
   const seen: RouterRoute[] = []
   const options = serverOptions(config, { logger: false })
-  const server = Fastify({
-    ...options,
-    // printRoutes asks for each route's metadata (before it merges the lines of equal routes): the
-    // route itself, with Fastify's context of it, is what the listing needs.
-    routerOptions: { ...options.routerOptions, buildPrettyMeta: ({ method, path, store }: RouterRoute) => { seen.push({ method, path, store }); return {} } }
-  })
+  // printRoutes asks find-my-way for each route's metadata (before it merges the lines of equal
+  // routes): the route itself, with Fastify's context of it, is what the listing needs. Fastify
+  // passes the option to its router, though its types do not name it.
+  const routerOptions = { ...options.routerOptions, buildPrettyMeta: ({ method, path, store }: RouterRoute) => { seen.push({ method, path, store }); return {} } }
+  const server = Fastify({ ...options, routerOptions })
   await server.register(app, { config })
   await server.ready()
   server.printRoutes({ includeMeta: true, commonPrefix: false })

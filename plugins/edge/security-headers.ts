@@ -29,8 +29,8 @@ export const autoConfig: HelmetOptions = {
  *   `frameworkErrors`, the unparsable requests in `clientErrorHandler` (lib/framework-errors.ts).
  * - security headers: helmet's on HTML pages, the API set on the rest (5 headers instead of 12:
  *   about half the header bytes of a small JSON answer). Not @fastify/helmet: it builds helmet's
- *   middleware anew for every request, which measured about 50 µs of CPU per request on GET
- *   /hello, more than the rest of the request; the headers here are computed once at start-up and
+ *   middleware anew for every request, which cost more CPU on GET /hello than the rest of the
+ *   request (figures: bench/README.md); the headers here are computed once at start-up and
  *   set in one call when the response's type is known.
  */
 export default fp<HelmetOptions>(async function securityHeadersPlugin (fastify, options) {

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyReply } from 'fastify'
-import { cutAtEnd } from './lingering-close.js'
+import { CHUNK_SIZE, PullStream, type PullLog, type PullSource } from './pull-stream.js'
 import { StoredJson, type Listed, type Listing } from './repository.js'
 
 /**
@@ -21,8 +20,6 @@ export interface ListEncoding<T> {
 
 /** A body shorter than this (in characters) is sent whole, with its Content-Length, as before lists were streamed. */
 export const WHOLE_BODY = 64 * 1024
-/** A streamed body is written in chunks of about this many characters (and its stream buffers one). */
-export const CHUNK_SIZE = 64 * 1024
 
 /** One entry of a listing in an encoding: its stored JSON as it is when the encoding is JSON's. */
 function encode<T> (entry: Listed<T>, { item, json = false }: ListEncoding<T>): string {
@@ -101,95 +98,33 @@ export class ListEncoder<T> {
   }
 }
 
+const LIST_LOG: PullLog = {
+  stopped: 'list cut short: the service is shutting down',
+  failed: 'list failed: the response is cut short',
+  left: 'list stopped early: the connection closed',
+  closeFailed: 'a list failed to close'
+}
+
 /**
- * The body of a long list: a readable stream that writes the next chunk only when the response
- * wants more (a slow client slows the reading of the store, instead of the service buffering the
- * list), and gives the event loop a turn between two chunks, so that other requests are served
- * while lists are written.
+ * The body of a long list, after its first chunk (`head`): the next chunk is written only when the
+ * response wants more (lib/pull-stream.ts), so that a slow client slows the reading of the store
+ * instead of the service buffering the list.
  *
  * - The client goes away (destroyed): the listing is closed, nothing more is read.
- * - The store fails, or the service's drain ends (`drainEnded`): the status and the first chunks
+ * - The store fails, or the service's drain ends (`drainEnded`): the status and the first chunk
  *   are sent, so the list cannot be answered otherwise. What was written is delivered, then the
- *   connection is closed without the body's last chunk (lib/lingering-close.ts, `cutAtEnd`), so
- *   that the client sees a cut body rather than taking it for the whole; a failure is logged.
+ *   connection is closed without the body's last chunk, so that the client sees a cut body rather
+ *   than taking it for the whole; a failure is logged.
  */
-export class ListBody<T> extends Readable {
-  readonly #reply: FastifyReply
-  readonly #encoder: ListEncoder<T>
-  readonly #drainEnded: AbortSignal | undefined
-  #wanted = false
-  #pumping = false
-  #ended = false
-  readonly #onDrainEnded = () => {
-    if (!this.#pumping) this.#cut()
-  }
-
+export class ListBody<T> extends PullStream {
   constructor (reply: FastifyReply, encoder: ListEncoder<T>, head: string, drainEnded?: AbortSignal) {
-    super({ highWaterMark: CHUNK_SIZE })
-    this.#reply = reply
-    this.#encoder = encoder
-    this.#drainEnded = drainEnded
-    this.push(head)
-    drainEnded?.addEventListener('abort', this.#onDrainEnded, { once: true })
-  }
-
-  override _read (): void {
-    this.#wanted = true
-    if (!this.#pumping && !this.#ended) this.#pump() // never rejects: failures go to #fail
-  }
-
-  async #pump (): Promise<void> {
-    this.#pumping = true
-    try {
-      while (this.#wanted && !this.destroyed && !this.#ended) {
-        if (this.#drainEnded?.aborted === true) {
-          this.#cut()
-          return
-        }
-        const chunk = await this.#encoder.chunk(CHUNK_SIZE)
-        if (this.destroyed) return
-        this.#wanted = this.push(chunk)
-        if (this.#encoder.done) {
-          this.#ended = true
-          this.push(null)
-          return
-        }
-        // Also when the client reads as fast as we write: the stream would otherwise ask for the
-        // next chunk from process.nextTick, and other requests would wait for the whole list.
-        await nextTurn()
-      }
-    } catch (err) {
-      this.#reply.log.error({ err, items: this.#encoder.written }, 'list failed: the response is cut short')
-      this.#cut()
-    } finally {
-      this.#pumping = false
+    const chunks: PullSource = {
+      next: () => encoder.chunk(CHUNK_SIZE),
+      get done () { return encoder.done },
+      get items () { return encoder.written },
+      close: () => encoder.close()
     }
-  }
-
-  /** Ends the body after what was written, the response's end being a cut; the listing is closed. */
-  #cut (): void {
-    if (this.#ended || this.destroyed) return
-    this.#ended = true
-    if (this.#drainEnded?.aborted === true) {
-      this.#reply.log.info({ items: this.#encoder.written }, 'list cut short: the service is shutting down')
-    }
-    this.#close()
-    cutAtEnd(this.#reply.raw)
-    this.push(null)
-  }
-
-  #close (): void {
-    this.#encoder.close().catch((err: unknown) => this.#reply.log.warn({ err }, 'a list failed to close'))
-  }
-
-  override _destroy (err: Error | null, callback: (error?: Error | null) => void): void {
-    this.#drainEnded?.removeEventListener('abort', this.#onDrainEnded)
-    if (!this.#ended) {
-      this.#ended = true
-      this.#reply.log.info({ items: this.#encoder.written }, 'list stopped early: the connection closed')
-    }
-    this.#close()
-    callback(err)
+    super(reply, chunks, { log: LIST_LOG, stop: drainEnded, head })
   }
 }
 

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { assertError, baseUrl, buildPlugins, logSink, openStream, readBody, readLines, until } from '../helpers/index.js'
-import { CHUNK_SIZE } from '../../plugins/ndjson.js'
+import { CHUNK_SIZE } from '../../lib/pull-stream.js'
 
 const Item = Type.Object({ n: Type.Integer(), label: Type.String() })
 const PAD = 'x'.repeat(100)

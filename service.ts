@@ -48,7 +48,7 @@ export async function migrate (): Promise<void> {
   const { config, server } = settings()
   try {
     // Loaded here: `server.js` alone loads no database driver.
-    const { migrateDatabase } = await import('./lib/postgres.js')
+    const { migrateDatabase } = await import('./lib/postgres/migrations.js')
     const version = await migrateDatabase(config, server.log)
     server.log.info({ version }, 'database migrated')
   } catch (err) {

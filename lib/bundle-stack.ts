@@ -116,8 +116,8 @@ function header (error: Error): string {
  * file through V8's code cache (server.ts), a vm.Script, for which Node applies no source map, even
  * with --enable-source-maps. Frames in `bundle` are rewritten by its map (`bundle.map`, which
  * esbuild chained to tsc's maps of the .ts files), `service.cjs:634:11030` becoming
- * `lib/postgres.ts:98:11`; other frames stay as V8 writes them. The bundle runs wrapped by
- * Module.wrap(), whose function header moves its first line.
+ * `lib/postgres/unavailable.ts:12:18`; other frames stay as V8 writes them. The bundle runs wrapped
+ * by Module.wrap(), whose function header moves its first line.
  *
  * Nothing is read at start-up: the map is read when the first stack that passes through the bundle
  * is written (about 40 ms), and only its mappings' text is kept (LineMap). A missing or broken map

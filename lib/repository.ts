@@ -21,7 +21,7 @@ export interface ListQuery {
 
 /**
  * An item of a listing as the store keeps it: the JSON text the API answers for it, written by its
- * schema's serializer, which a list sends as it is (lib/postgres.ts).
+ * schema's serializer, which a list sends as it is (lib/postgres/repository.ts).
  */
 export class StoredJson {
   constructor (readonly text: string) {}

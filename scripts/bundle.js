@@ -13,11 +13,12 @@
 // - dist/bundle/server.js: the entry, server.ts.
 //
 // Packages that start worker threads from files beside their own code (pino's transports) or load
-// optional drivers (pg) stay in node_modules, and so does postgrator, which lib/postgres.ts
-// require()s at run time. So does OpenTelemetry's SDK, which lib/tracing.ts require()s only when
-// tracing is on: off, the bundle neither holds nor loads any of it; on, instrumentation-pg patches
-// pg through Node's require, which a bundled pg would never pass through (@opentelemetry/api alone
-// is in the bundle, prom-client's: the SDK's copy shares its state, kept on globalThis).
+// optional drivers (pg) stay in node_modules, and so does postgrator, which
+// lib/postgres/migrations.ts require()s at run time. So does OpenTelemetry's SDK, which
+// lib/tracing.ts require()s only when tracing is on: off, the bundle neither holds nor loads any of
+// it; on, instrumentation-pg patches pg through Node's require, which a bundled pg would never pass
+// through (@opentelemetry/api alone is in the bundle, prom-client's: the SDK's copy shares its
+// state, kept on globalThis).
 // @fastify/swagger-ui is bundled and finds its assets in its package directory, which the bundle
 // resolves at run time (scripts/bundle-plugins.ts: every change the bundle makes to a dependency's
 // code, each checked).

@@ -162,7 +162,7 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
     t.match(fatal?.msg, `could not start: The database at ${shown} is unreachable (attempts: 1): connect ECONNREFUSED`)
     t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
     // Thrown in the bundle: its frames name the TypeScript sources (lib/bundle-stack.ts).
-    t.match(fatal?.err?.stack, /[(/]lib\/postgres\.ts:\d+:\d+\)/, 'the stack names the TypeScript source')
+    t.match(fatal?.err?.stack, /[(/]lib\/postgres\/connect\.ts:\d+:\d+\)/, 'the stack names the TypeScript source')
     t.notMatch(fatal?.err?.stack, /service\.cjs/, 'not the bundle')
   }
 })

@@ -1,6 +1,12 @@
 import fastifyPostgres from '@fastify/postgres'
 import type { FastifyInstance } from 'fastify'
-import { Slots, itemSerializer, jsonIntegerKey, jsonStringKey, postgresRepository, prepareDatabase, redactedUrl, run } from '../../lib/postgres.js'
+import { redactedUrl } from '../../lib/postgres/connect.js'
+import { itemSerializer } from '../../lib/postgres/item-serializer.js'
+import { prepareDatabase } from '../../lib/postgres/migrations.js'
+import { postgresRepository } from '../../lib/postgres/repository.js'
+import { Slots } from '../../lib/postgres/slots.js'
+import { jsonIntegerKey, jsonStringKey } from '../../lib/postgres/sort-keys.js'
+import { run } from '../../lib/postgres/unavailable.js'
 import type { Store } from '../../lib/repository.js'
 import { ProductSchema, type Product } from '../../schemas/product.js'
 import { UserSchema, type User } from '../../schemas/user.js'
@@ -11,7 +17,8 @@ import { UserSchema, type User } from '../../schemas/user.js'
  * shared by the repositories. Queries and waits for a
  * connection are bounded by DATABASE_STATEMENT_TIMEOUT; a lost database makes requests fail with
  * 503 until it is back, when new connections are made as they are needed. A long list holds a
- * connection while its client reads it (lib/postgres.ts): lists leave two of the pool to the rest.
+ * connection while its client reads it (lib/postgres/listings.ts): lists leave two of the pool to
+ * the rest.
  */
 export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   const { config, log } = fastify
@@ -24,7 +31,7 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   // too: statement_timeout cannot fire when the server hangs or the network drops silently, and
   // then only the client's bound ends the wait (with a 503). Its cost, a timer armed and cleared per
   // statement, is a statement's, not a request's: reads by id, inserts and short lists made together
-  // share one (lib/postgres.ts, Batcher).
+  // share one (lib/postgres/batcher.ts).
   const pooled = config.DATABASE_POOLER === 'transaction'
   await fastify.register(fastifyPostgres, {
     connectionString: config.DATABASE_URL,

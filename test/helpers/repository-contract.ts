@@ -114,7 +114,7 @@ export function repositoryContract (t: Test, stores: Stores) {
   t.test('a listing is one snapshot: writes after it is opened change nothing in it', async (t) => {
     const repository = await stores.empty()
     const ids: number[] = []
-    // More than a database reads in one statement (lib/postgres.ts, PROBE_ROWS): the cursor's snapshot.
+    // More than a database reads in one statement (lib/postgres/listings.ts, PROBE_ROWS): the cursor's snapshot.
     for (let n = 0; n < 150; n++) ids.push(await repository.create({ n }))
     const queries: ListQuery[] = [
       // A short one first (lib/repository.ts, SHORT_LIST), which the writes below change.

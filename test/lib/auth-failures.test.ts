@@ -3,7 +3,7 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { failureLimiter, lockPredicate, memoryFailureStore, MEMORY_FAILURE_ENTRIES, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
 import { SWEEP_BATCH, postgresFailureStore } from '../../lib/auth-failures-postgres.js'
-import { migrate } from '../../lib/postgres.js'
+import { migrate } from '../../lib/postgres/migrations.js'
 import { testDatabase } from '../helpers/index.js'
 
 const MINUTE = 60_000

@@ -1,9 +1,11 @@
-// lib/postgres.ts behind Debian's pgbouncer in transaction pooling mode, which DATABASE_POOLER=transaction
-// is for. Not part of `npm test`: `npm run check:pgbouncer` runs test/pgbouncer/ (and .ci/run, which
-// installs pgbouncer, after npm test); without pgbouncer the test fails, naming it.
+// lib/postgres/repository.ts behind Debian's pgbouncer in transaction pooling mode, which
+// DATABASE_POOLER=transaction is for. Not part of `npm test`: `npm run check:pgbouncer` runs
+// test/pgbouncer/ (and .ci/run, which installs pgbouncer, after npm test); without pgbouncer the
+// test fails, naming it.
 import pg from 'pg'
 import t from 'tap'
-import { migrate, postgresRepository } from '../../lib/postgres.js'
+import { migrate } from '../../lib/postgres/migrations.js'
+import { postgresRepository } from '../../lib/postgres/repository.js'
 import { startPgBouncer } from '../helpers/pgbouncer.js'
 import { testPostgres } from '../helpers/postgres.js'
 import type { Item } from '../helpers/repository-contract.js'

@@ -1,17 +1,16 @@
-import { createHash } from 'node:crypto'
-import fs from 'node:fs'
-import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { loadConfig } from '../../lib/config/load.js'
-import { Batcher, REWORDED_MIGRATIONS, isUnavailable, itemSerializer, jsonIntegerKey, jsonStringKey, migrate, migrateDatabase, postgresRepository, redactedUrl, schemaVersions, storeUnavailable } from '../../lib/postgres.js'
-import { SAMPLE_USERS } from '../../schemas/user.js'
-import { testPostgres } from '../helpers/postgres.js'
-import { build } from '../helpers/index.js'
-import { StoredJson, readAll } from '../../lib/repository.js'
-import { ProductSchema } from '../../schemas/product.js'
-import { list, repositoryContract, type Item } from '../helpers/repository-contract.js'
+import { itemSerializer } from '../../../lib/postgres/item-serializer.js'
+import { migrate } from '../../../lib/postgres/migrations.js'
+import { postgresRepository } from '../../../lib/postgres/repository.js'
+import { jsonIntegerKey, jsonStringKey } from '../../../lib/postgres/sort-keys.js'
+import { SAMPLE_USERS } from '../../../schemas/user.js'
+import { testPostgres } from '../../helpers/postgres.js'
+import { build } from '../../helpers/index.js'
+import { StoredJson, readAll } from '../../../lib/repository.js'
+import { ProductSchema } from '../../../schemas/product.js'
+import { list, repositoryContract, type Item } from '../../helpers/repository-contract.js'
 
 t.test('the PostgreSQL repository', async (t) => {
   const server = await testPostgres()
@@ -37,89 +36,6 @@ t.test('the PostgreSQL repository', async (t) => {
   repositoryContract(t, {
     empty: async () => postgresRepository<Item>(pool(await database()), 'products'),
     seeded: async () => postgresRepository<Item>(pool(await database()), 'users', { sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') } })
-  })
-
-  t.test('migrations: applied once, logged, and a second run does nothing', async (t) => {
-    const url = await server.createDatabase()
-    const client = new pg.Client(url)
-    await client.connect()
-    t.teardown(() => client.end())
-    const logged: unknown[] = []
-    const logger = { info: (fields: object, msg?: string) => { logged.push({ ...fields, msg }) } }
-    await migrate(client, logger)
-    t.same(logged, [
-      { version: 1, name: 'collections', msg: 'database migration applied' },
-      { version: 2, name: 'sample-users', msg: 'database migration applied' },
-      { version: 3, name: 'auth-failures', msg: 'database migration applied' },
-      { version: 4, name: 'lists', msg: 'database migration applied' }
-    ])
-    await migrate(client, logger)
-    t.equal(logged.length, 4, 'nothing more the second time')
-    const { rows } = await client.query('SELECT id, item FROM users ORDER BY id')
-    t.same(rows, [{ id: '1', item: SAMPLE_USERS[0] }, { id: '2', item: SAMPLE_USERS[1] }], 'the sample users once, as 1 and 2')
-  })
-
-  t.test('migrateDatabase (the release step): DATABASE_MIGRATION_URL before DATABASE_URL; the version after; nothing to migrate is said', async (t) => {
-    const migrating = await server.createDatabase()
-    const serving = await server.createDatabase()
-    const quiet = { info () {}, warn () {} }
-    const config = loadConfig({ DATABASE_URL: serving, DATABASE_MIGRATION_URL: migrating })
-    t.equal(await migrateDatabase(config, quiet), 4, 'at the latest migration')
-    const version = async (url: string) => {
-      const client = new pg.Client(url)
-      await client.connect()
-      try {
-        return (await schemaVersions(client)).database
-      } finally {
-        await client.end()
-      }
-    }
-    t.equal(await version(migrating), 4, 'the migration URL\'s database was migrated')
-    t.equal(await version(serving), 0, 'the service\'s was not')
-    t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
-    await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'FST_ERR_NO_DATABASE' })
-  })
-
-  t.test('migrations: a database that ran the former wording of 001 and 002 starts; any other text of them is refused', async (t) => {
-    const url = await server.createDatabase()
-    const client = new pg.Client(url)
-    await client.connect()
-    t.teardown(() => client.end())
-    await migrate(client, log)
-    const records = async () => (await client.query('SELECT version::int, md5 FROM schemaversion WHERE version <= 2 ORDER BY version')).rows
-    const present = await records()
-    // As a database migrated before the rewording holds them.
-    for (const [version, md5] of REWORDED_MIGRATIONS) await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = $2', [md5, version])
-    await migrate(client, log)
-    t.same(await records(), present, 'the former checksums carried forward to the files\' present ones')
-    await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = 1', ['0123456789abcdef0123456789abcdef'])
-    await t.rejects(migrate(client, log), /MD5 checksum failed for migration \[1\]/, 'a text that is neither is refused')
-  })
-
-  t.test('migrations: replicas starting together apply each once', async (t) => {
-    const url = await server.createDatabase()
-    const clients = Array.from({ length: 6 }, () => new pg.Client(url))
-    await Promise.all(clients.map((client) => client.connect()))
-    t.teardown(() => Promise.all(clients.map((client) => client.end())))
-    await Promise.all(clients.map((client) => migrate(client, log)))
-    const [client] = clients
-    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3', '4'])
-    t.same((await client!.query('SELECT item FROM users ORDER BY id')).rows.map((row) => row.item), SAMPLE_USERS, 'two users, not twelve')
-  })
-
-  t.test('migrations: a failure leaves nothing half-applied', async (t) => {
-    const url = await server.createDatabase()
-    const client = new pg.Client(url)
-    await client.connect()
-    t.teardown(() => client.end())
-    // A table in the way of migration 001: it fails, and 001's other table is not left behind.
-    await client.query('CREATE TABLE products (x int)')
-    await t.rejects(migrate(client, log), /relation "products" already exists/)
-    t.same((await client.query("SELECT to_regclass('users') AS users, to_regclass('schemaversion') AS versions")).rows,
-      [{ users: null, versions: null }], 'rolled back')
-    await client.query('DROP TABLE products')
-    await migrate(client, log)
-    t.equal((await client.query('SELECT count(*)::int AS n FROM users')).rows[0].n, 2, 'and it can be run again')
   })
 
   t.test('a long list counts and reads in one snapshot: a write between its statements is in neither', async (t) => {
@@ -249,11 +165,6 @@ t.test('the PostgreSQL repository', async (t) => {
     t.same(await repository.get(afterWrite), { productId: 9 }, 'a read after an acknowledged insert sees it')
   })
 
-  t.test('a sort key reads its field from the text: a field name that is not a plain name is refused', async (t) => {
-    t.throws(() => jsonStringKey('name\''), TypeError)
-    t.throws(() => jsonIntegerKey('a b'), TypeError)
-  })
-
   t.test('a query the database cannot serve becomes 503, a fault of ours stays an error of ours', async (t) => {
     const url = await database()
     const products = pool(url)
@@ -298,74 +209,4 @@ t.test('the PostgreSQL repository', async (t) => {
     t.equal((await app.inject({ url: '/user/3' })).body, rows[0]!.item, 'the same by /user')
     t.equal((await app.inject({ url: '/users/4' })).statusCode, 404)
   })
-})
-
-t.test('Batcher: calls made together go in one run, at most maxCalls and maxWeight at a time, concurrency runs in flight', async (t) => {
-  const runs: string[][] = []
-  const pending: Array<() => void> = []
-  const batcher = new Batcher<string, string>(async (inputs) => {
-    runs.push(inputs)
-    await new Promise<void>((resolve) => pending.push(resolve))
-    if (inputs.includes('fail')) throw new Error('failed')
-    return inputs.map((input) => input.toUpperCase())
-  }, { concurrency: 2, maxCalls: 3, maxWeight: 4, weight: (input) => input.length })
-  const settle = () => new Promise((resolve) => setImmediate(resolve))
-  const calls = ['a', 'b', 'c', 'd', 'eeeeee', 'f'].map((input) => batcher.add(input))
-  await settle()
-  t.same(runs, [['a', 'b', 'c'], ['d']], 'three at most; then weight 4 at most (d + eeeeee is heavier), two runs in flight')
-  const failing = t.rejects(batcher.add('fail'), /failed/, 'a failed run fails its call')
-  while (pending.length > 0) {
-    pending.shift()!()
-    await settle()
-  }
-  t.same(runs, [['a', 'b', 'c'], ['d'], ['eeeeee'], ['f'], ['fail']],
-    'as runs end, the next: a call heavier than maxWeight alone, then what weighs 4 at most')
-  t.same(await Promise.all(calls), ['A', 'B', 'C', 'D', 'EEEEEE', 'F'], 'each call its own output')
-  await failing
-
-  const failingTogether = new Batcher<number, number>(async () => { throw new Error('down') }, { concurrency: 1, maxCalls: 10 })
-  t.same((await Promise.allSettled([1, 2].map((n) => failingTogether.add(n)))).map((outcome) => outcome.status), ['rejected', 'rejected'],
-    'and every call of it')
-})
-
-t.test('released migrations never change (but for the comments of REWORDED_MIGRATIONS, carried forward)', async (t) => {
-  const dir = path.join(import.meta.dirname, '..', '..', 'migrations')
-  const released: Record<string, string> = {
-    '001.do.collections.sql': '87acb2d0c9c8217b9308538f19cd7f61',
-    '002.do.sample-users.sql': '74dd1ab7e643fc8b640534af6526c704',
-    '003.do.auth-failures.sql': '4b7ac0ca6285d0ae28292c09975c8e57',
-    '004.do.lists.sql': '6168d62341ac12e5a1f719df9b944b5b'
-  }
-  for (const [file, md5] of Object.entries(released)) {
-    t.equal(createHash('md5').update(fs.readFileSync(path.join(dir, file), 'utf8')).digest('hex'), md5, `${file}: a change is a new file (migrations/README.md)`)
-  }
-})
-
-t.test('isUnavailable: what the database cannot serve, as opposed to our faults', async (t) => {
-  const cases: Array<[unknown, boolean]> = [
-    [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), true],
-    [new Error('Connection terminated unexpectedly'), true],
-    [new Error('timeout exceeded when trying to connect'), true],
-    [Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }), true],
-    [Object.assign(new Error('the database system is starting up'), { code: '57P03' }), true],
-    [Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }), true],
-    [Object.assign(new Error('sorry, too many clients already'), { code: '53300' }), true],
-    [Object.assign(new Error('connection failure'), { code: '08006' }), true],
-    [Object.assign(new Error('could not write to file'), { code: '58030' }), true],
-    [Object.assign(new Error('relation "users" does not exist'), { code: '42P01' }), false],
-    [Object.assign(new Error('syntax error'), { code: '42601' }), false],
-    [Object.assign(new Error('invalid input syntax for type json'), { code: '22P02' }), false]
-  ]
-  for (const [err, expected] of cases) t.equal(isUnavailable(err), expected, (err as Error).message)
-})
-
-t.test('storeUnavailable and redactedUrl', async (t) => {
-  const cause = new Error('down')
-  t.match(storeUnavailable(cause), { statusCode: 503, message: 'The database is unavailable: retry later', cause })
-  t.equal(redactedUrl('postgres://app:s3cret@db:5432/app'), 'postgres://app:***@db:5432/app', 'the password masked')
-  t.equal(redactedUrl('postgresql://db/app'), 'postgresql://db/app', 'nothing to mask')
-  t.equal(redactedUrl('postgres://db/app?user=postgres&password=SECRET'), 'postgres://db/app?user=postgres&password=***', 'a password in the query string')
-  t.equal(redactedUrl('postgres://u:one@db/app?sslmode=require&sslpassword=two&PASSWORD=three'),
-    'postgres://u:***@db/app?sslmode=require&sslpassword=***&PASSWORD=***', 'every form of it')
-  t.equal(redactedUrl('postgres://[db'), 'the database of DATABASE_URL', 'a URL that does not parse is not echoed')
 })

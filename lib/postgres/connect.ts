@@ -1,0 +1,44 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import pg from 'pg'
+import type { Config } from '../config/schema.js'
+
+/**
+ * The URL with every password in it masked, to name the database in messages and logs: the one
+ * before the host, and any query parameter that holds one (`?password=`, `sslpassword=`).
+ */
+export function redactedUrl (url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/pass/i.test(name)) parsed.searchParams.set(name, '***')
+    }
+    // URLSearchParams writes the mask percent-encoded.
+    return parsed.toString().replaceAll('%2A%2A%2A', '***')
+  } catch {
+    return 'the database of DATABASE_URL'
+  }
+}
+
+/**
+ * A connection of its own for start-up, to `url` (DATABASE_URL by default), retried while
+ * `config.DATABASE_STARTUP_TIMEOUT` lasts.
+ */
+export async function connectWithRetries (config: Config, log: Pick<FastifyBaseLogger, 'warn'>, url = config.DATABASE_URL!): Promise<pg.Client> {
+  const deadline = Date.now() + config.DATABASE_STARTUP_TIMEOUT
+  for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT })
+    try {
+      await client.connect()
+      return client
+    } catch (err) {
+      const reason = (err as Error).message
+      if (Date.now() + delay > deadline) {
+        throw new Error(`The database at ${redactedUrl(url)} is unreachable (attempts: ${attempt}): ${reason}`, { cause: err })
+      }
+      log.warn({ database: redactedUrl(url), attempt, reason }, 'database not reachable yet: retrying')
+      await sleep(delay)
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import createError from '@fastify/error'
+import type { FastifyBaseLogger } from 'fastify'
+import type pg from 'pg'
+import type { Config } from '../config/schema.js'
+import { projectRoot } from '../project-root.js'
+import { connectWithRetries } from './connect.js'
+
+// postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
+// imported, so that the production bundle, CommonJS, loads it from node_modules as tsc's dist/ does,
+// its default export the class either way; esbuild leaves such a require alone.
+const { default: Postgrator } = createRequire(path.join(import.meta.dirname, 'migrations.js'))('postgrator') as typeof import('postgrator')
+
+/** Any number will do, as long as nothing else locks it: "servant!" in ASCII. */
+const MIGRATION_LOCK = 0x73657276616e7421n
+
+/** postgrator on `client`'s database, with the migrations of migrations/. */
+async function migrator (client: pg.Client) {
+  const { rows } = await client.query<{ database: string }>('SELECT current_database() AS database')
+  return new Postgrator({
+    migrationPattern: path.join(projectRoot, 'migrations', '*.sql'),
+    driver: 'pg',
+    database: rows[0]!.database,
+    schemaTable: 'schemaversion',
+    execQuery: (query) => client.query(query)
+  })
+}
+
+/**
+ * Released migrations whose comments were reworded, with the checksum of the text a database may
+ * have run: that record, and only that one, is carried forward to the file's present checksum
+ * before postgrator compares them (a file that changed in any other way is still refused).
+ * migrations/README.md says why and when.
+ */
+export const REWORDED_MIGRATIONS: ReadonlyMap<number, string> = new Map([
+  [1, 'a02be7b547f492bb5b30560d31ee3631'],
+  [2, '211b014cba20f4f0283a6382ed814f5f']
+])
+
+/** The records of REWORDED_MIGRATIONS' former texts, set to the files' checksums (postgrator's). */
+async function carryRewordedChecksums (client: pg.Client, postgrator: Awaited<ReturnType<typeof migrator>>): Promise<void> {
+  const { rows } = await client.query<{ exists: boolean }>('SELECT to_regclass(\'schemaversion\') IS NOT NULL AS exists')
+  if (!rows[0]!.exists) return
+  for (const migration of await postgrator.getMigrations()) {
+    const former = REWORDED_MIGRATIONS.get(migration.version)
+    if (former === undefined || migration.action !== 'do' || migration.md5 === undefined) continue
+    await client.query('UPDATE schemaversion SET md5 = $1 WHERE version = $2 AND md5 = $3', [migration.md5, migration.version, former])
+  }
+}
+
+/**
+ * Brings the database to the latest schema of migrations/ (postgrator, numbered SQL files), in one
+ * transaction under a transaction-scoped advisory lock: replicas that start together apply each
+ * migration once, the others wait and find nothing left to do, and a failed migration leaves
+ * nothing half-applied. Nothing outlives the transaction (no session lock, no SET), so it runs as
+ * well through a transaction-pooling PgBouncer, which keeps a transaction on one server connection.
+ */
+export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, 'info'>): Promise<void> {
+  const postgrator = await migrator(client)
+  await client.query('BEGIN')
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await carryRewordedChecksums(client, postgrator)
+    const applied = await postgrator.migrate()
+    await client.query('COMMIT')
+    for (const { version, name } of applied) log.info({ version, name }, 'database migration applied')
+  } catch (err) {
+    await client.query('ROLLBACK')
+    throw err
+  }
+}
+
+/** The database's migration version, and the latest of migrations/: equal when it is up to date. */
+export async function schemaVersions (client: pg.Client): Promise<{ database: number, latest: number }> {
+  const postgrator = await migrator(client)
+  const [database, latest] = await Promise.all([postgrator.getDatabaseVersion(), postgrator.getMaxVersion()])
+  return { database: Number(database ?? 0), latest: Number(latest) }
+}
+
+/** The database is not at the schema this version of the service needs: the migrations must run first. */
+export const SchemaBehind = createError('FST_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
+
+/**
+ * The database of `config` made ready for the service at start-up: migrated with
+ * DATABASE_MIGRATION_URL (else DATABASE_URL) when MIGRATE_ON_START, else checked to be at the
+ * latest migration, so that a replica never serves an older schema than its code needs.
+ */
+export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
+  const migrating = config.MIGRATE_ON_START
+  const client = await connectWithRetries(config, log, migrating ? config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL : config.DATABASE_URL)
+  try {
+    if (migrating) {
+      await migrate(client, log)
+      return
+    }
+    const { database, latest } = await schemaVersions(client)
+    if (database < latest) throw new SchemaBehind(database, latest)
+  } finally {
+    await client.end()
+  }
+}
+
+/** No database to migrate: neither DATABASE_MIGRATION_URL nor DATABASE_URL is set. */
+export const NoDatabase = createError('FST_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)
+
+/**
+ * The migrations of migrations/ applied to the database of DATABASE_MIGRATION_URL (else
+ * DATABASE_URL), reached with retries as at start-up: the release step's command. Answers the
+ * database's migration version after.
+ */
+export async function migrateDatabase (config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<number> {
+  const url = config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL
+  if (url === undefined) throw new NoDatabase()
+  const client = await connectWithRetries(config, log, url)
+  try {
+    await migrate(client, log)
+    return (await schemaVersions(client)).database
+  } finally {
+    await client.end()
+  }
+}

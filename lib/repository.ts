@@ -1,8 +1,7 @@
 import type { Product } from '../schemas/product.js'
-import { SAMPLE_USERS, type User } from '../schemas/user.js'
+import type { User } from '../schemas/user.js'
 import type { RangeOrder } from './range/grammar.js'
-import { countBelow, keyedPage, keyedSlice, type KeyedPage } from './range/keyed.js'
-import { sortInSlices } from './sort-in-slices.js'
+import type { KeyedPage } from './range/keyed.js'
 
 /** A page by id (docs/contract.md, Pagination by Range): from `start` (inclusive), skip `offset`, take `limit`. */
 export interface IdPage {
@@ -35,6 +34,9 @@ export function itemOf<T> (entry: Listed<T>): T {
   return entry instanceof StoredJson ? JSON.parse(entry.text) as T : entry
 }
 
+/** A listing of at most this many items is short: its items are read at once (Listing.items). */
+export const SHORT_LIST = 64
+
 /**
  * The items of a list request, read from one snapshot of the collection (concurrent writes change
  * nothing in it), in pieces: a consumer holds one piece at a time, however large the collection.
@@ -55,7 +57,8 @@ export interface Listing<T> extends KeyedPage, AsyncIterable<ReadonlyArray<Liste
 /**
  * Where a collection keeps its items, by id. Ids are positive integers, increasing, never reused;
  * they are not part of the items, which are kept and returned exactly as given.
- * Every operation is atomic for its item: concurrent calls lose no acknowledged write.
+ * Every operation is atomic for its item: concurrent calls lose no acknowledged write. Each store
+ * implements it from a file of its own: lib/memory/repository.ts, lib/postgres/repository.ts.
  */
 export interface Repository<T> {
   /**
@@ -80,193 +83,6 @@ export interface Repository<T> {
   delete (id: number): Promise<boolean>
 }
 
-/** Every item of a listing, in its order, the listing closed: for small collections and tests. */
-export async function readAll<T> (listing: Listing<T>): Promise<T[]> {
-  const all: T[] = []
-  try {
-    for await (const piece of listing) for (const entry of piece) all.push(itemOf(entry))
-  } finally {
-    await listing.close()
-  }
-  return all
-}
-
-/** A sort key of the memory store: an item's value, strings compared by UTF-16 code unit. */
-export type SortKey<T> = (item: T) => string | number
-
-/** A copy that nobody can change: stored items are safe from the callers that gave or read them. */
-function frozenCopy<T> (value: T): T {
-  const copy = structuredClone(value)
-  const freeze = (node: unknown) => {
-    if (typeof node !== 'object' || node === null) return
-    Object.freeze(node)
-    for (const child of Object.values(node)) freeze(child)
-  }
-  freeze(copy)
-  return copy
-}
-
-/** Items in a piece of a memory listing: a piece is about 10-100 KB of JSON for small items. */
-export const MEMORY_PIECE = 256
-
-/** A listing of at most this many items is short: its items are read at once (Listing.items). */
-export const SHORT_LIST = 64
-
-/** `length` items of `items` from `start` by `step`, in pieces of MEMORY_PIECE. */
-async function * pieces<T> (items: readonly T[], start: number, length: number, step: 1 | -1): AsyncGenerator<readonly T[]> {
-  for (let done = 0; done < length; done += MEMORY_PIECE) yield run(items, start + step * done, Math.min(MEMORY_PIECE, length - done), step)
-}
-
-/** `length` items of `items` from `start` by `step`. */
-function run<T> (items: readonly T[], start: number, length: number, step: 1 | -1): T[] {
-  if (step === 1) return items.slice(start, start + length)
-  const backwards: T[] = new Array(length)
-  for (let i = 0; i < length; i++) backwards[i] = items[start - i] as T
-  return backwards
-}
-
-/**
- * A listing of `length` items of `items` from `start` by `step`: the arrays of a snapshot, which
- * stay as they are, or for a short listing its own copy of the items. Nothing to release. A class,
- * its methods shared: a listing per request costs one object.
- */
-class MemoryListing<T> implements Listing<T> {
-  readonly full: boolean
-  readonly first: number | undefined
-  readonly last: number | undefined
-  readonly items: readonly T[] | undefined
-  #closed = false
-
-  constructor (private readonly source: readonly T[], readonly total: number, page: KeyedPage, private readonly start: number, private readonly length: number, private readonly step: 1 | -1) {
-    this.full = page.full
-    this.first = page.first
-    this.last = page.last
-    this.items = length <= SHORT_LIST ? run(source, start, length, step) : undefined
-  }
-
-  async * [Symbol.asyncIterator] (): AsyncGenerator<readonly T[]> {
-    const all = this.items === undefined ? pieces(this.source, this.start, this.length, this.step) : pieces(this.items, 0, this.length, 1)
-    for await (const piece of all) {
-      if (this.#closed) return
-      yield piece
-    }
-  }
-
-  async close (): Promise<void> {
-    this.#closed = true
-  }
-}
-
-/**
- * The embedded repository: items in memory, in arrays in id order (ids sorted, so an id is found
- * by binary search). Each operation runs to its end without yielding, so it is atomic; ids come
- * from a counter that only grows.
- *
- * A listing is a snapshot in O(1): it keeps the arrays as they are, and the next write copies them
- * first (copy on write), so that what a listing reads never changes under it. A sorted listing
- * sorts the snapshot once, a slice at a time (lib/sort-in-slices.ts), and every listing by that
- * key shares the sorted copy until the next write.
- */
-export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly<Record<string, SortKey<T>>> = {}): Repository<T> {
-  let ids: number[] = []
-  let items: T[] = []
-  /** A listing holds the arrays: the next write copies them. */
-  let shared = false
-  let lastId = 0
-  for (const item of seed) {
-    ids.push(++lastId)
-    items.push(frozenCopy(item))
-  }
-  let sorted = new Map<string, Promise<T[]>>()
-
-  /** The arrays, ready to change: copied first when a listing holds them; the sorted copies are stale. */
-  function writing (): void {
-    if (shared) {
-      ids = ids.slice()
-      items = items.slice()
-      shared = false
-    }
-    if (sorted.size > 0) sorted = new Map()
-  }
-
-  function position (id: number): number {
-    const low = countBelow(ids, id)
-    return ids[low] === id ? low : -1
-  }
-
-  function sortedBy (name: string): Promise<T[]> {
-    const key = sortKeys[name]
-    if (key === undefined) throw new TypeError(`this repository has no sort key ${JSON.stringify(name)}`)
-    let found = sorted.get(name)
-    if (found === undefined) {
-      // A stable sort of items in id order: ties keep id order.
-      found = sortInSlices(items, (a, b) => {
-        const ka = key(a)
-        const kb = key(b)
-        return ka < kb ? -1 : ka > kb ? 1 : 0
-      })
-      sorted.set(name, found)
-    }
-    return found
-  }
-
-  async function sortedListing (sortBy: string): Promise<Listing<T>> {
-    const list = await sortedBy(sortBy)
-    return new MemoryListing(list, list.length, { full: false }, 0, list.length, 1)
-  }
-
-  return {
-    listing ({ sortBy, page } = {}) {
-      if (page !== undefined) {
-        const range = { field: 'id', value: page.start, ...page }
-        const slice = keyedSlice(ids, range)
-        // A short listing copies its items; a longer one keeps the arrays, and the next write copies them.
-        if (slice.length > SHORT_LIST) shared = true
-        return new MemoryListing(items, items.length, keyedPage(ids, range, slice), slice.start, slice.length, slice.step)
-      }
-      if (sortBy !== undefined) return sortedListing(sortBy)
-      if (items.length > SHORT_LIST) shared = true
-      return new MemoryListing(items, items.length, { full: false }, 0, items.length, 1)
-    },
-    async get (id) {
-      const at = position(id)
-      return at === -1 ? undefined : items[at]
-    },
-    async entry (id) {
-      const at = position(id)
-      return at === -1 ? undefined : items[at]
-    },
-    async create (item) {
-      writing()
-      const id = ++lastId
-      ids.push(id)
-      items.push(frozenCopy(item))
-      return id
-    },
-    async replace (id, item) {
-      const at = position(id)
-      if (at === -1) return false
-      writing()
-      items[at] = frozenCopy(item)
-      return true
-    },
-    async delete (id) {
-      const at = position(id)
-      if (at === -1) return false
-      writing()
-      ids.splice(at, 1)
-      items.splice(at, 1)
-      return true
-    }
-  }
-}
-
-/** GET /users's sort keys (docs/contract.md, The endpoints): by age, by name (UTF-16 code units). */
-export const USER_SORT_KEYS: Readonly<Record<string, SortKey<User>>> = {
-  age: (user) => user.age,
-  name: (user) => user.name
-}
-
 /** Where the collections keep their items: memory, or PostgreSQL when DATABASE_URL is set. */
 export interface Store {
   /** The user store: /users, /user, /users/list-all and /list-all/users. Starts with the sample users as ids 1 and 2. */
@@ -277,11 +93,13 @@ export interface Store {
   check (): Promise<void>
 }
 
-/** The embedded store: this process's memory, as fresh as the process. */
-export function memoryStore (): Store {
-  return {
-    users: memoryRepository<User>(SAMPLE_USERS, USER_SORT_KEYS),
-    products: memoryRepository<Product>(),
-    async check () {}
+/** Every item of a listing, in its order, the listing closed: for small collections and tests. */
+export async function readAll<T> (listing: Listing<T>): Promise<T[]> {
+  const all: T[] = []
+  try {
+    for await (const piece of listing) for (const entry of piece) all.push(itemOf(entry))
+  } finally {
+    await listing.close()
   }
+  return all
 }

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
-import { memoryStore, type Store } from '../../lib/repository.js'
+import { memoryStore } from '../../lib/memory/repository.js'
+import type { Store } from '../../lib/repository.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { buildPlugins, json } from '../helpers/index.js'
 import { answerList } from '../../lib/collection-list.js'
-import { memoryRepository, type Repository } from '../../lib/repository.js'
+import { memoryRepository } from '../../lib/memory/repository.js'
+import type { Repository } from '../../lib/repository.js'
 
 const Note = Type.Object({ text: Type.String() })
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { assertError, buildPlugins, json } from '../helpers/index.js'
-import { memoryRepository } from '../../lib/repository.js'
+import { memoryRepository } from '../../lib/memory/repository.js'
 import { collectionRoutes, preferences } from '../../lib/collection-routes.js'
 
 t.test('preferences: RFC 7240 parsing', async (t) => {

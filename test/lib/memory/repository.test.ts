@@ -1,7 +1,7 @@
 import t from 'tap'
-import { USER_SORT_KEYS, memoryRepository, type SortKey } from '../../lib/repository.js'
-import { SAMPLE_USERS } from '../../schemas/user.js'
-import { repositoryContract, type Item } from '../helpers/repository-contract.js'
+import { USER_SORT_KEYS, memoryRepository, type SortKey } from '../../../lib/memory/repository.js'
+import { SAMPLE_USERS } from '../../../schemas/user.js'
+import { repositoryContract, type Item } from '../../helpers/repository-contract.js'
 
 t.test('the memory store', async (t) => {
   repositoryContract(t, {

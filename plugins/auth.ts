@@ -2,7 +2,8 @@ import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { failureLimiter, lockPredicate, memoryFailureStore, type FailureStore } from '../lib/auth-failures.js'
+import { failureLimiter, lockPredicate, type FailureStore } from '../lib/auth-failures.js'
+import { memoryFailureStore } from '../lib/memory/auth-failures.js'
 import { addressGroup } from '../lib/client-address.js'
 import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
 import { throttled } from '../lib/throttle.js'
@@ -85,7 +86,7 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
   const database = fastify.hasDecorator('pg')
   const limits = { limit: AUTH_FAILURE_LIMIT, addressLimit: AUTH_FAILURE_ADDRESS_LIMIT }
   const store: FailureStore = opts.failureStore ?? (database
-    ? (await import('../lib/auth-failures-postgres.js')).postgresFailureStore(fastify.pg.pool)
+    ? (await import('../lib/postgres/auth-failures.js')).postgresFailureStore(fastify.pg.pool)
     : memoryFailureStore({ maxEntries: opts.failureTableEntries, isLock: lockPredicate(limits) }))
   const limiter = failureLimiter({
     store,

@@ -1,8 +1,9 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { failureLimiter, lockPredicate, memoryFailureStore, MEMORY_FAILURE_ENTRIES, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
-import { SWEEP_BATCH, postgresFailureStore } from '../../lib/auth-failures-postgres.js'
+import { failureLimiter, lockPredicate, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
+import { memoryFailureStore, MEMORY_FAILURE_ENTRIES } from '../../lib/memory/auth-failures.js'
+import { SWEEP_BATCH, postgresFailureStore } from '../../lib/postgres/auth-failures.js'
 import { migrate } from '../../lib/postgres/migrations.js'
 import { testDatabase } from '../helpers/index.js'
 

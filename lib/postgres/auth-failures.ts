@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import type { FailureCount, FailureStore } from './auth-failures.js'
-import { run } from './postgres/unavailable.js'
+import type { FailureCount, FailureStore } from '../auth-failures.js'
+import { run } from './unavailable.js'
 
 /** Ended rows deleted with each failure recorded: more than the two a failure adds, so the table keeps up. */
 export const SWEEP_BATCH = 100

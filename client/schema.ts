@@ -807,7 +807,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -909,7 +909,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -992,7 +992,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1075,7 +1075,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1147,7 +1147,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1256,7 +1256,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1376,7 +1376,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1458,7 +1458,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1595,7 +1595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1753,7 +1753,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -1772,7 +1772,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -1919,7 +1919,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2004,7 +2004,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2124,7 +2124,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2247,7 +2247,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2404,7 +2404,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -2423,7 +2423,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2551,7 +2551,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2739,7 +2739,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -2758,7 +2758,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -2897,7 +2897,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -2916,7 +2916,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3152,7 +3152,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3282,7 +3282,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3402,7 +3402,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3498,7 +3498,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3713,7 +3713,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3855,7 +3855,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -3985,7 +3985,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -4158,7 +4158,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -4278,7 +4278,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -4436,7 +4436,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -4455,7 +4455,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }
@@ -4613,7 +4613,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "code": "FST_ERR_AUTH_RATE_LIMITED",
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
                      *       "error": "Too Many Requests",
                      *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
@@ -4632,7 +4632,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "code": "FST_ERR_STORE_UNAVAILABLE",
+                     *       "code": "API_ERR_STORE_UNAVAILABLE",
                      *       "error": "Service Unavailable",
                      *       "message": "The database is unavailable: retry later"
                      *     }

@@ -1,11 +1,9 @@
-import createError from '@fastify/error'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { contentRangeHeader, nextRangeHeader } from './range/grammar.js'
 import { ID_FIELD, nextKeyedRange, parseIdRange } from './range/keyed.js'
 import { sendList, type ListEncoding } from './list-body.js'
 import type { Listing, Repository } from './repository.js'
-
-export const RangeWithSort = createError('FST_ERR_RANGE_SORTBY', 'Invalid Range: a Range pages in id order; it cannot be combined with sortby=%s', 400)
+import { RangeWithSort } from './error-codes.js'
 
 /** How one item is written in a media type other than JSON, and what goes between two. */
 export interface ItemEncoding<T> {

@@ -1,12 +1,10 @@
-import createError from '@fastify/error'
 import type { Static, TObject } from '@sinclair/typebox'
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { collectionSchemas } from '../schemas/collection.js'
 import { UnavailableResponse, errorResponses } from '../schemas/common.js'
 import { answerList } from './collection-list.js'
 import { StoredJson, type Repository } from './repository.js'
-
-export const ItemNotFound = createError('FST_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
+import { ItemNotFound } from './error-codes.js'
 
 /** The routes of a collection: GET /, POST /, GET /:id, PUT /:id, DELETE /:id. */
 export type CollectionRoute = 'list' | 'add' | 'view' | 'update' | 'delete'

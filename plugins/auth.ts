@@ -10,6 +10,7 @@ import { throttled } from '../lib/throttle.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
 import { unauthorizedResponse } from '../schemas/auth.js'
 import { TooManyResponse, UnavailableResponse, addResponses } from '../schemas/common.js'
+import { FailureTableFull, StoreUnavailable, TooManyFailures, TooManyUserFailures } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,10 +32,6 @@ export const MissingBasicCredentials = createError('FST_BASIC_AUTH_MISSING_OR_BA
 export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
 export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
 export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
-export const TooManyUserFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
-export const TooManyFailures = createError('FST_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
-export const AuthUnavailable = createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
-export const FailureTableFull = createError('FST_ERR_AUTH_TABLE_FULL', 'The service counts as many failed authentications as it can hold; retry in %s seconds', 503)
 
 /** The most often a full table of failures is logged: a flood of refusals is one line per interval. */
 const FULL_LOG_INTERVAL_MS = 60_000
@@ -139,7 +136,7 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
         const TooMany = attempt.scope === 'user' ? TooManyUserFailures : TooManyFailures
         throw exposed(new TooMany(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })
       }
-      case 'busy': throw exposed(new AuthUnavailable(), { 'retry-after': String(RETRY_AFTER_SECONDS) })
+      case 'busy': throw exposed(new StoreUnavailable(), { 'retry-after': String(RETRY_AFTER_SECONDS) })
       case 'full': {
         noteFull()
         throw exposed(new FailureTableFull(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })

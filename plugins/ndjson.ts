@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream'
-import createError from '@fastify/error'
 import fp from 'fastify-plugin'
 import type { FastifyReply } from 'fastify'
 import type { Static, TSchema } from '@sinclair/typebox'
 import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
+import { ShuttingDown } from '../lib/error-codes.js'
 import { NdjsonBody, type ItemSource, type Serialize } from '../lib/ndjson-body.js'
 
 declare module 'fastify' {
@@ -16,8 +16,6 @@ declare module 'fastify' {
     ndjson<S extends TSchema> (source: ItemSource<Static<S>>, itemSchema: S): FastifyReply
   }
 }
-
-export const ShuttingDown = createError('FST_ERR_SHUTTING_DOWN', 'The service is shutting down: the stream did not start', 503)
 
 /** A stream the shutdown stops before its first line: nothing is sent yet, so an answer the client can retry elsewhere. */
 const shuttingDown = () => exposed(new ShuttingDown(), { 'retry-after': String(RETRY_AFTER_SECONDS) })

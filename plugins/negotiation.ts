@@ -6,6 +6,7 @@ import { ErrorSchema, addResponses } from '../schemas/common.js'
 import { shorten } from '../lib/errors.js'
 import { contentTypeHeader, essence, type Serializer } from '../lib/media-types.js'
 import { carriesBody } from '../lib/body-limit.js'
+import { BodyNotAccepted, NotAcceptable } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -30,9 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export const NotAcceptable = createError('FST_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const UnsupportedMediaType = createError('FST_ERR_CTP_INVALID_MEDIA_TYPE', '%s', 415)
-export const BodyNotAccepted = createError('FST_ERR_BODY_NOT_ACCEPTED', '%s %s takes no request body', 413)
 
 function schemaSerializer (reply: FastifyReply): Serializer {
   return (payload) => (reply.getSerializationFunction(String(reply.statusCode)) ?? JSON.stringify)(payload)

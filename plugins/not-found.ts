@@ -9,9 +9,9 @@ import { answerRaw } from '../lib/framework-errors.js'
 import { carriesBody } from '../lib/body-limit.js'
 import { bodyStillArriving, closeAfterReply } from '../lib/lingering-close.js'
 import { REQUEST_ID_HEADER, requestId } from '../lib/request-id.js'
+import { MethodNotAllowed } from '../lib/error-codes.js'
 
 export const RouteNotFound = createError('FST_ERR_NOT_FOUND', 'Route %s:%s not found', 404)
-export const MethodNotAllowed = createError('FST_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
 
 /**
  * Requests that match no route (404) or no method of a route (405 with `Allow`), as JSON errors;

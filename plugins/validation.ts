@@ -1,4 +1,3 @@
-import createError from '@fastify/error'
 import fp from 'fastify-plugin'
 import { errorCodes, type FastifyInstance } from 'fastify'
 import { parse as parseJson } from 'secure-json-parse'
@@ -6,6 +5,7 @@ import { Ajv, type AnySchemaObject } from 'ajv'
 import formats from 'ajv-formats'
 import { canAnswerBadRequest, forbiddenKey, isFormFields, lowerCaseNames, wireDecoder, type WireValue } from '../lib/wire.js'
 import { ErrorSchema, addResponses } from '../schemas/common.js'
+import { ForbiddenKey } from '../lib/error-codes.js'
 
 /**
  * Ajv never coerces: a JSON body must carry the declared types (`"25"` is not an integer).
@@ -50,7 +50,6 @@ function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart:
 }
 
 const { FST_ERR_CTP_EMPTY_JSON_BODY, FST_ERR_CTP_INVALID_JSON_BODY } = errorCodes
-export const ForbiddenKey = createError('FST_ERR_CTP_FORBIDDEN_KEY', 'Body has a key that is refused: %s', 400)
 
 /**
  * JSON bodies as Fastify parses them (secure-json-parse: `__proto__`, and `constructor` holding a

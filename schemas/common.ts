@@ -1,4 +1,6 @@
+import { STATUS_CODES } from 'node:http'
 import { Type, type SchemaOptions, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import { StoreUnavailable, TooManyFailures } from '../lib/error-codes.js'
 
 /**
  * A string limited to a list of values, as a plain JSON-schema `enum`: validation errors then
@@ -25,6 +27,12 @@ export const ErrorSchema = Type.Object({
 })
 
 export type ErrorBody = Static<typeof ErrorSchema>
+
+/** The body the service answers with for one of its own errors: an example for the document. */
+function exampleBody (error: Error & { code: string, statusCode?: number }): ErrorBody {
+  const statusCode = error.statusCode ?? 500
+  return { statusCode, code: error.code, error: STATUS_CODES[statusCode] ?? 'Error', message: error.message }
+}
 
 /** `response` entries for the error statuses a route can answer with, e.g. `...errorResponses(400, 404)`. */
 export function errorResponses<const S extends number> (...statuses: S[]) {
@@ -111,10 +119,10 @@ function retryAfterResponse (example: ErrorBody, retryAfter: number, description
  * is unavailable, or it is overloaded.
  */
 export const UnavailableResponse = retryAfterResponse(
-  { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' },
+  exampleBody(new StoreUnavailable()),
   5, 'The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds')
 
 /** The 429 of a client over a rate limit: Retry-After says when it may try again. */
 export const TooManyResponse = retryAfterResponse(
-  { statusCode: 429, code: 'FST_ERR_AUTH_RATE_LIMITED', error: 'Too Many Requests', message: 'Too many failed authentications from this address; retry in 840 seconds' },
+  exampleBody(new TooManyFailures(840)),
   60, 'Too many requests (or failed authentications) from this address: try again after Retry-After seconds')

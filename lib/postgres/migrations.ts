@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import createError from '@fastify/error'
 import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Config } from '../config/schema.js'
 import { projectRoot } from '../project-root.js'
 import { connectWithRetries } from './connect.js'
+import { NoDatabase, SchemaBehind } from '../error-codes.js'
 
 // postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
 // imported, so that the production bundle, CommonJS, loads it from node_modules as tsc's dist/ does,
@@ -79,7 +79,6 @@ export async function schemaVersions (client: pg.Client): Promise<{ database: nu
 }
 
 /** The database is not at the schema this version of the service needs: the migrations must run first. */
-export const SchemaBehind = createError('FST_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
 
 /**
  * The database of `config` made ready for the service at start-up: migrated with
@@ -102,7 +101,6 @@ export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogg
 }
 
 /** No database to migrate: neither DATABASE_MIGRATION_URL nor DATABASE_URL is set. */
-export const NoDatabase = createError('FST_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)
 
 /**
  * The migrations of migrations/ applied to the database of DATABASE_MIGRATION_URL (else

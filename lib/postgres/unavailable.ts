@@ -1,15 +1,13 @@
-import createError from '@fastify/error'
 import type pg from 'pg'
 import { RETRY_AFTER_SECONDS, exposed } from '../errors.js'
-
-const StoreUnavailableError = createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
+import { StoreUnavailable } from '../error-codes.js'
 
 /**
  * The error of a request the database could not serve: 503 with `Retry-After`, a message that is
  * safe to show (`expose`), and the driver's error as its cause for the log.
  */
 export function storeUnavailable (cause: unknown) {
-  return exposed(new StoreUnavailableError({ cause }), { 'retry-after': String(RETRY_AFTER_SECONDS) })
+  return exposed(new StoreUnavailable({ cause }), { 'retry-after': String(RETRY_AFTER_SECONDS) })
 }
 
 /**

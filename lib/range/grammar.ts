@@ -1,5 +1,5 @@
-import createError from '@fastify/error'
 import { parseWireInteger } from '../wire.js'
+import { InvalidRange, InvalidRangeOptions, InvalidRangeOrder, InvalidRangeValue, NegativeLimit, NegativeOffset } from '../error-codes.js'
 
 /**
  * The Range header of servant-pagination (docs/contract.md, Pagination by Range), as plain functions:
@@ -32,13 +32,6 @@ export interface RangeFieldGrammar {
   type: RangeFieldType
   defaults: RangeOptions
 }
-
-export const InvalidRange = createError('FST_ERR_RANGE_INVALID', 'Invalid Range: %s', 400)
-export const InvalidRangeOptions = createError('FST_ERR_RANGE_OPTIONS', 'Invalid Range Options: %s', 400)
-export const InvalidRangeOrder = createError('FST_ERR_RANGE_ORDER', 'Invalid Range Order: %s', 400)
-export const InvalidRangeValue = createError('FST_ERR_RANGE_VALUE', 'Invalid Range Value: %s', 400)
-export const NegativeLimit = createError('FST_ERR_RANGE_LIMIT', 'Limit must be non-negative: the Range header has limit %s', 400)
-export const NegativeOffset = createError('FST_ERR_RANGE_OFFSET', 'Offset must be non-negative: the Range header has offset %s', 400)
 
 const SAFE_RANGE = `between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`
 

@@ -1,10 +1,8 @@
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
-import createError from '@fastify/error'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { TooManyResponse, addResponses } from '../../schemas/common.js'
-
-export const RateLimited = createError('FST_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)
+import { RateLimited } from '../../lib/error-codes.js'
 
 /**
  * The global rate limit (@fastify/rate-limit), RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS

@@ -1,10 +1,8 @@
-import createError from '@fastify/error'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { RETRY_AFTER_SECONDS, exposed } from '../../lib/errors.js'
 import { errorResponses } from '../../schemas/common.js'
 import { ReadySchema } from '../../schemas/probes.js'
-
-const NotReady = createError('FST_ERR_NOT_READY', 'Not ready: %s', 503)
+import { NotReady } from '../../lib/error-codes.js'
 
 /**
  * GET /ready: readiness, for the reverse proxy and the orchestrator: 200 when this replica can

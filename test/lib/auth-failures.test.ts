@@ -241,8 +241,8 @@ t.test('the PostgreSQL store', async (t) => {
 
   t.test('a database that cannot serve: the store\'s 503, not a fault of ours', async (t) => {
     const store = postgresFailureStore(poolOn('postgres://app:secret@127.0.0.1:1/app', { connectionTimeoutMillis: 1000 }))
-    await t.rejects(store.read(['a'], T0), { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', headers: { 'retry-after': '5' } })
-    await t.rejects(store.record(['a'], T0, MINUTE), { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE' })
+    await t.rejects(store.read(['a'], T0), { statusCode: 503, code: 'API_ERR_STORE_UNAVAILABLE', headers: { 'retry-after': '5' } })
+    await t.rejects(store.record(['a'], T0, MINUTE), { statusCode: 503, code: 'API_ERR_STORE_UNAVAILABLE' })
   })
 })
 

@@ -69,7 +69,7 @@ function routes (server: FastifyInstance) {
   server.get('/unavailable', { schema }, async (request, reply) => {
     current = watched(itemsOf(10), { failAt: 0 })
     current.listing[Symbol.asyncIterator] = async function * () {
-      throw exposed(new (createError('FST_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503))(), { 'retry-after': '5' })
+      throw exposed(new (createError('API_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503))(), { 'retry-after': '5' })
     }
     return sendList(reply, current.listing, JSON_ARRAY)
   })

@@ -341,7 +341,7 @@ t.test('while the failure counts cannot be read, a waiting attempt gets 503 with
   const waiting = await server.inject({ url: '/whoami', headers: { authorization: SERVANT } })
   assertError(t, waiting, 503, 'The database is unavailable: retry later')
   t.equal(waiting.headers['retry-after'], '5')
-  t.equal(json(waiting).code, 'FST_ERR_STORE_UNAVAILABLE')
+  t.equal(json(waiting).code, 'API_ERR_STORE_UNAVAILABLE')
   release()
   assertChallenge(t, await first)
   t.equal((await server.inject({ url: '/whoami', headers: { authorization: SERVANT } })).statusCode, 200, 'then it goes on')
@@ -429,7 +429,7 @@ t.test('the memory store\'s table full: attempts it cannot count get 503 with Re
   for (const [credentials, address] of [['servant:server', '203.0.113.4'], ['ada:guess', '203.0.113.3'], ['servant:server', '203.0.113.5']]) {
     const res = await login(credentials!, address!)
     assertError(t, res, 503, /The service counts as many failed authentications as it can hold; retry in \d+ seconds/)
-    t.equal(json(res).code, 'FST_ERR_AUTH_TABLE_FULL')
+    t.equal(json(res).code, 'API_ERR_AUTH_TABLE_FULL')
     const retryAfter = Number(res.headers['retry-after'])
     t.ok(retryAfter >= 1 && retryAfter <= 900, `${credentials} from ${address}: Retry-After ${retryAfter}, until the first window ends`)
   }

@@ -78,7 +78,7 @@ t.test('CONNECT, which node:http does not route: 405 with Allow, or 404, then th
   t.match(path, /^HTTP\/1\.1 405 Method Not Allowed\r\n/)
   t.match(path, /\r\nallow: GET, HEAD\r\n/)
   t.match(path, /\r\nx-content-type-options: nosniff\r\n/, 'the security headers')
-  t.match(JSON.parse(path.split('\r\n\r\n')[1]!), { statusCode: 405, code: 'FST_ERR_METHOD_NOT_ALLOWED', message: 'Method CONNECT is not allowed on /health; allowed: GET, HEAD' })
+  t.match(JSON.parse(path.split('\r\n\r\n')[1]!), { statusCode: 405, code: 'API_ERR_METHOD_NOT_ALLOWED', message: 'Method CONNECT is not allowed on /health; allowed: GET, HEAD' })
   const authority = await exchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
   t.match(authority, /^HTTP\/1\.1 404 Not Found\r\n/)
   t.match(JSON.parse(authority.split('\r\n\r\n')[1]!), { statusCode: 404, code: 'FST_ERR_NOT_FOUND' })

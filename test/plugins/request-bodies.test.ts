@@ -105,7 +105,7 @@ t.test('a route that takes no body refuses one with 413 before reading it, whate
   ]
   for (const { label, head, chunk } of cases) {
     const sent = await sendEndlessBody(app, head, chunk)
-    assertBodyRefused(t, sent, 0, label, 'FST_ERR_BODY_NOT_ACCEPTED')
+    assertBodyRefused(t, sent, 0, label, 'API_ERR_BODY_NOT_ACCEPTED')
     t.match(JSON.parse(sent.body).message, / takes no request body$/, `${label}: the message says why`)
   }
   t.equal((await app.inject({ url: '/users/1' })).statusCode, 200, 'the DELETE with a body deleted nothing')

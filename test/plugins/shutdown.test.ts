@@ -87,7 +87,7 @@ t.test('closing: /ready is 503 at once, open connections are answered with Conne
   const ready = await get(`${url}/ready`, agent)
   t.equal(ready.status, 503)
   t.equal(ready.headers.connection, 'close')
-  t.match(JSON.parse(ready.body), { code: 'FST_ERR_NOT_READY', message: 'Not ready: the service is shutting down' })
+  t.match(JSON.parse(ready.body), { code: 'API_ERR_NOT_READY', message: 'Not ready: the service is shutting down' })
   t.equal(await get(`${url}/hello`, agent).catch((err: NodeJS.ErrnoException) => err.code), 'ECONNREFUSED')
   await closed
   t.ok(Date.now() - started < 30_000, 'the drain ended with the last connection, not at SHUTDOWN_DRAIN')
@@ -130,7 +130,7 @@ t.test('SIGTERM: /ready turns 503 at once, for requests on open connections; new
   await terminate(server)
   const during = await get(`${server.url}/ready`, agent)
   t.equal(during.status, 503, 'not ready from the moment SIGTERM arrives')
-  t.match(JSON.parse(during.body), { statusCode: 503, code: 'FST_ERR_NOT_READY', message: 'Not ready: the service is shutting down' })
+  t.match(JSON.parse(during.body), { statusCode: 503, code: 'API_ERR_NOT_READY', message: 'Not ready: the service is shutting down' })
   t.equal(during.headers.connection, 'close', 'and the connection is closed after the answer')
   t.equal((await get(`${server.url}/hello`, agent).catch((err: NodeJS.ErrnoException) => err.code)), 'ECONNREFUSED', 'a new connection is refused')
   t.equal(await server.exited, 0, 'exit 0')

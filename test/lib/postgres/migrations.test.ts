@@ -50,7 +50,7 @@ t.test('the migrations', async (t) => {
     t.equal(await version(migrating), 4, 'the migration URL\'s database was migrated')
     t.equal(await version(serving), 0, 'the service\'s was not')
     t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
-    await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'FST_ERR_NO_DATABASE' })
+    await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'API_ERR_NO_DATABASE' })
   })
 
   t.test('migrations: a database that ran the former wording of 001 and 002 starts; any other text of them is refused', async (t) => {

@@ -175,7 +175,7 @@ t.test('the PostgreSQL repository', async (t) => {
     await products.query('CREATE FUNCTION slow() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$ LANGUAGE plpgsql')
     await products.query('CREATE TRIGGER slow BEFORE INSERT ON products FOR EACH ROW EXECUTE FUNCTION slow()')
     await t.rejects(postgresRepository<Item>(pool(url, { statement_timeout: 50 }), 'products').create({ productId: 1 }),
-      { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', expose: true, headers: { 'retry-after': '5' }, cause: { code: '57014' } },
+      { statusCode: 503, code: 'API_ERR_STORE_UNAVAILABLE', expose: true, headers: { 'retry-after': '5' }, cause: { code: '57014' } },
       'a statement timeout is 503, with its cause')
     t.same(await list(postgresRepository<Item>(products, 'products')), [], 'and nothing was written')
     const together = await Promise.allSettled([1, 2, 3].map((productId) => postgresRepository<Item>(pool(url, { statement_timeout: 50 }), 'products').create({ productId })))

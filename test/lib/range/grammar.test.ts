@@ -64,50 +64,50 @@ t.test('every malformed form is a 400 error naming the problem', async (t) => {
   // [header, error code, what the message says]
   const malformed: Array<[string, string, RegExp]> = [
     // the header is empty, or has no field
-    ['', 'FST_ERR_RANGE_INVALID', /^Invalid Range: the header is empty; .* name, hex, rgb/],
-    ['   ', 'FST_ERR_RANGE_INVALID', /^Invalid Range: the header is empty/],
-    ['; limit 2', 'FST_ERR_RANGE_INVALID', /^Invalid Range: no field before the first ";"/],
+    ['', 'API_ERR_RANGE_INVALID', /^Invalid Range: the header is empty; .* name, hex, rgb/],
+    ['   ', 'API_ERR_RANGE_INVALID', /^Invalid Range: the header is empty/],
+    ['; limit 2', 'API_ERR_RANGE_INVALID', /^Invalid Range: no field before the first ";"/],
     // the field is not a rangeable one; names are case-sensitive
-    ['foo', 'FST_ERR_RANGE_INVALID', /^Invalid Range: unknown field "foo"; the fields are name, hex, rgb/],
-    ['Name', 'FST_ERR_RANGE_INVALID', /unknown field "Name"/],
-    ['NAME', 'FST_ERR_RANGE_INVALID', /unknown field "NAME"/],
-    ['hexx', 'FST_ERR_RANGE_INVALID', /unknown field "hexx"/],
-    ['bytes=0-100', 'FST_ERR_RANGE_INVALID', /unknown field "bytes=0-100"/],
-    ['name\tGreen', 'FST_ERR_RANGE_INVALID', /unknown field "name\\tGreen"/],
+    ['foo', 'API_ERR_RANGE_INVALID', /^Invalid Range: unknown field "foo"; the fields are name, hex, rgb/],
+    ['Name', 'API_ERR_RANGE_INVALID', /unknown field "Name"/],
+    ['NAME', 'API_ERR_RANGE_INVALID', /unknown field "NAME"/],
+    ['hexx', 'API_ERR_RANGE_INVALID', /unknown field "hexx"/],
+    ['bytes=0-100', 'API_ERR_RANGE_INVALID', /unknown field "bytes=0-100"/],
+    ['name\tGreen', 'API_ERR_RANGE_INVALID', /unknown field "name\\tGreen"/],
     // a third token in the first piece
-    ['name Green Blue', 'FST_ERR_RANGE_INVALID', /^Invalid Range: "name Green Blue" has more than a field and a value/],
+    ['name Green Blue', 'API_ERR_RANGE_INVALID', /^Invalid Range: "name Green Blue" has more than a field and a value/],
     // every later piece is exactly <option> <arg>
-    ['name;', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
-    ['name;;limit 2', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
-    ['name; limit 2;', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
-    ['name; limit', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: "limit" is not "<option> <arg>"/],
-    ['name; limit 1 2', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: "limit 1 2" is not "<option> <arg>"/],
-    ['name; foo', 'FST_ERR_RANGE_OPTIONS', /"foo" is not "<option> <arg>"/],
-    ['name; limit abc; foo', 'FST_ERR_RANGE_OPTIONS', /"foo" is not/],
+    ['name;', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
+    ['name;;limit 2', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
+    ['name; limit 2;', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: an option is empty/],
+    ['name; limit', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: "limit" is not "<option> <arg>"/],
+    ['name; limit 1 2', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: "limit 1 2" is not "<option> <arg>"/],
+    ['name; foo', 'API_ERR_RANGE_OPTIONS', /"foo" is not "<option> <arg>"/],
+    ['name; limit abc; foo', 'API_ERR_RANGE_OPTIONS', /"foo" is not/],
     // limit and offset: decimal integers ≥ 0 within the safe range
-    ['name; limit abc', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: limit must be a decimal integer .*, got "abc"/],
-    ['name; limit 1.5', 'FST_ERR_RANGE_OPTIONS', /limit must be a decimal integer .*, got "1.5"/],
-    ['name; limit 1e3', 'FST_ERR_RANGE_OPTIONS', /limit must be a decimal integer/],
-    ['name; limit 0x10', 'FST_ERR_RANGE_OPTIONS', /limit must be a decimal integer/],
-    ['name; limit 99999999999999999999', 'FST_ERR_RANGE_OPTIONS', /limit must be a decimal integer between 0 and 9007199254740991/],
-    ['name; offset abc', 'FST_ERR_RANGE_OPTIONS', /^Invalid Range Options: offset must be a decimal integer .*, got "abc"/],
-    ['name; limit -1', 'FST_ERR_RANGE_LIMIT', /^Limit must be non-negative: the Range header has limit -1$/],
-    ['name; offset -3', 'FST_ERR_RANGE_OFFSET', /^Offset must be non-negative: the Range header has offset -3$/],
+    ['name; limit abc', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: limit must be a decimal integer .*, got "abc"/],
+    ['name; limit 1.5', 'API_ERR_RANGE_OPTIONS', /limit must be a decimal integer .*, got "1.5"/],
+    ['name; limit 1e3', 'API_ERR_RANGE_OPTIONS', /limit must be a decimal integer/],
+    ['name; limit 0x10', 'API_ERR_RANGE_OPTIONS', /limit must be a decimal integer/],
+    ['name; limit 99999999999999999999', 'API_ERR_RANGE_OPTIONS', /limit must be a decimal integer between 0 and 9007199254740991/],
+    ['name; offset abc', 'API_ERR_RANGE_OPTIONS', /^Invalid Range Options: offset must be a decimal integer .*, got "abc"/],
+    ['name; limit -1', 'API_ERR_RANGE_LIMIT', /^Limit must be non-negative: the Range header has limit -1$/],
+    ['name; offset -3', 'API_ERR_RANGE_OFFSET', /^Offset must be non-negative: the Range header has offset -3$/],
     // order: asc or desc, lower case
-    ['name; order up', 'FST_ERR_RANGE_ORDER', /^Invalid Range Order: order must be asc or desc \(lower case\), got "up"/],
-    ['name; order ASC', 'FST_ERR_RANGE_ORDER', /got "ASC"/],
+    ['name; order up', 'API_ERR_RANGE_ORDER', /^Invalid Range Order: order must be asc or desc \(lower case\), got "up"/],
+    ['name; order ASC', 'API_ERR_RANGE_ORDER', /got "ASC"/],
     // the value: its percent-encoding, and for rgb the integer
-    ['rgb x', 'FST_ERR_RANGE_VALUE', /^Invalid Range Value: the rgb value must be a decimal integer .*, got "x"/],
-    ['rgb 1.5', 'FST_ERR_RANGE_VALUE', /the rgb value must be a decimal integer/],
-    ['rgb 99999999999999999999', 'FST_ERR_RANGE_VALUE', /the rgb value must be a decimal integer between -9007199254740991 and 9007199254740991/],
-    ['rgb %20', 'FST_ERR_RANGE_VALUE', /got " "/],
-    ['name %zz', 'FST_ERR_RANGE_VALUE', /^Invalid Range Value: the name value "%zz" is not valid percent-encoded UTF-8/],
-    ['hex %E9', 'FST_ERR_RANGE_VALUE', /the hex value "%E9" is not valid percent-encoded UTF-8/],
+    ['rgb x', 'API_ERR_RANGE_VALUE', /^Invalid Range Value: the rgb value must be a decimal integer .*, got "x"/],
+    ['rgb 1.5', 'API_ERR_RANGE_VALUE', /the rgb value must be a decimal integer/],
+    ['rgb 99999999999999999999', 'API_ERR_RANGE_VALUE', /the rgb value must be a decimal integer between -9007199254740991 and 9007199254740991/],
+    ['rgb %20', 'API_ERR_RANGE_VALUE', /got " "/],
+    ['name %zz', 'API_ERR_RANGE_VALUE', /^Invalid Range Value: the name value "%zz" is not valid percent-encoded UTF-8/],
+    ['hex %E9', 'API_ERR_RANGE_VALUE', /the hex value "%E9" is not valid percent-encoded UTF-8/],
     // the checks run in order: field, option shapes, value, limit, offset, order
-    ['name %zz; limit', 'FST_ERR_RANGE_OPTIONS', /"limit" is not/],
-    ['rgb x; limit -1', 'FST_ERR_RANGE_VALUE', /rgb value/],
-    ['name; order up; offset -1; limit -1', 'FST_ERR_RANGE_LIMIT', /Limit/],
-    ['name; order up; offset -1', 'FST_ERR_RANGE_OFFSET', /Offset/]
+    ['name %zz; limit', 'API_ERR_RANGE_OPTIONS', /"limit" is not/],
+    ['rgb x; limit -1', 'API_ERR_RANGE_VALUE', /rgb value/],
+    ['name; order up; offset -1; limit -1', 'API_ERR_RANGE_LIMIT', /Limit/],
+    ['name; order up; offset -1', 'API_ERR_RANGE_OFFSET', /Offset/]
   ]
   for (const [header, code, message] of malformed) {
     t.throws(() => parse(header), { statusCode: 400, code, message }, JSON.stringify(header))
@@ -142,7 +142,7 @@ t.test('a long piece is shortened in the message, controls are escaped', async (
 
 t.test('a field name that is an Object.prototype member is not a field', async (t) => {
   for (const header of ['constructor', '__proto__', 'toString 1']) {
-    t.throws(() => parse(header), { code: 'FST_ERR_RANGE_INVALID' }, header)
+    t.throws(() => parse(header), { code: 'API_ERR_RANGE_INVALID' }, header)
   }
 })
 
@@ -172,7 +172,7 @@ t.test('Content-Range values read back', async (t) => {
   t.same(parseContentRange('rgb -5..-7', FIELDS), { field: 'rgb', first: -5, last: -7 })
   t.same(parseContentRange('name ..', FIELDS), { field: 'name', first: '', last: '' })
   for (const header of ['name', 'name Yellow', 'foo a..b', 'Yellow..White', '']) {
-    t.throws(() => parseContentRange(header, FIELDS), { code: 'FST_ERR_RANGE_INVALID' }, JSON.stringify(header))
+    t.throws(() => parseContentRange(header, FIELDS), { code: 'API_ERR_RANGE_INVALID' }, JSON.stringify(header))
   }
-  t.throws(() => parseContentRange('rgb a..1', FIELDS), { code: 'FST_ERR_RANGE_VALUE' })
+  t.throws(() => parseContentRange('rgb a..1', FIELDS), { code: 'API_ERR_RANGE_VALUE' })
 })

@@ -43,7 +43,7 @@ async function answered (request: () => Promise<LightMyRequestResponse>): Promis
 function assertUnavailable (t: Test, res: LightMyRequestResponse, what: string) {
   t.equal(res.statusCode, 503, `${what}: 503`)
   t.equal(res.headers['retry-after'], '5', `${what}: Retry-After`)
-  t.match(json(res), { statusCode: 503, code: 'FST_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }, `${what}: JSON error`)
+  t.match(json(res), { statusCode: 503, code: 'API_ERR_STORE_UNAVAILABLE', error: 'Service Unavailable', message: 'The database is unavailable: retry later' }, `${what}: JSON error`)
 }
 
 t.test('the PostgreSQL store over HTTP', async (t) => {
@@ -216,7 +216,7 @@ t.test('the PostgreSQL store over HTTP', async (t) => {
     t.equal((await app.inject({ url: '/health' })).statusCode, 200, 'liveness is not readiness')
     t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
     t.equal((await app.inject({ url: '/colors' })).statusCode, 206)
-    t.ok(sink.entries.some((entry) => entry.msg === 'request failed' && (entry.err as { code?: string }).code === 'FST_ERR_STORE_UNAVAILABLE'),
+    t.ok(sink.entries.some((entry) => entry.msg === 'request failed' && (entry.err as { code?: string }).code === 'API_ERR_STORE_UNAVAILABLE'),
       'the failure is logged with its cause')
 
     proxy.restore()
@@ -266,7 +266,7 @@ t.test('long lists on PostgreSQL', async (t) => {
       t.ok(body.length > 0 && !body.endsWith(']'), `${failure}: the list is incomplete`)
       await until(() => sink.entries.some((entry) => entry.msg === 'list failed: the response is cut short'))
       t.match(sink.entries.find((entry) => entry.msg === 'list failed: the response is cut short'),
-        { level: 50, items: Number, err: { code: 'FST_ERR_STORE_UNAVAILABLE' } }, `${failure}: logged, with how far it got`)
+        { level: 50, items: Number, err: { code: 'API_ERR_STORE_UNAVAILABLE' } }, `${failure}: logged, with how far it got`)
       proxy.restore()
       const again = await answered(() => app.inject({ url: '/users', headers: { range: 'id; order desc; limit 1' } }))
       t.equal(again.statusCode, 206, `${failure}: back by itself`)
@@ -356,7 +356,7 @@ t.test('two roles, as deploy/README.md makes them: the migrations by DATABASE_MI
 t.test('MIGRATE_ON_START=false: a database behind this version is refused at start, naming the migrate command; one up to date is used', async (t) => {
   const url = await testDatabase()
   await t.rejects(build(t, { DATABASE_URL: url, MIGRATE_ON_START: 'false' }),
-    { code: 'FST_ERR_SCHEMA_BEHIND', message: /^The database is at migration 0; this version needs \d+: apply the migrations first \(`node dist\/bundle\/server\.js migrate`/ })
+    { code: 'API_ERR_SCHEMA_BEHIND', message: /^The database is at migration 0; this version needs \d+: apply the migrations first \(`node dist\/bundle\/server\.js migrate`/ })
   const client = new pg.Client(url)
   await client.connect()
   await migrate(client, { info () {} })

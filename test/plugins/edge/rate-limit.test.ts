@@ -23,9 +23,9 @@ t.test('after AUTH_FAILURE_LIMIT failures for a user name, that name gets 429 fr
   const server = await serve(t, { ...USERS, API_TOKENS: 'tok-one' })
   const login = (authorization: string, url = '/users/list-all') => server.inject({ url, headers: { authorization } })
   for (let i = 1; i <= 10; i++) t.equal((await login(WRONG)).statusCode, 401, `failure ${i}: 401`)
-  assertTooMany(t, await login(WRONG), 900, 'FST_ERR_AUTH_RATE_LIMITED')
-  assertTooMany(t, await login(GOOD), 900, 'FST_ERR_AUTH_RATE_LIMITED')
-  assertTooMany(t, await login(GOOD, '/list-all/users'), 900, 'FST_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await login(WRONG), 900, 'API_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await login(GOOD), 900, 'API_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await login(GOOD, '/list-all/users'), 900, 'API_ERR_AUTH_RATE_LIMITED')
   t.equal((await login(ADA)).statusCode, 200, 'another user from the same address (behind the same NAT) signs in')
   t.equal((await login(basic('ada:wrong'))).statusCode, 401, 'and is counted on its own')
   assertError(t, await server.inject({ url: '/users/list-all' }), 401, /authorization/i)
@@ -48,11 +48,11 @@ t.test('after AUTH_FAILURE_ADDRESS_LIMIT failures over any user names, the addre
     const res = await from('203.0.113.7', basic(`user-${i % 30}:guess-${i}`))
     if (res.statusCode !== 401) t.fail(`failure ${i}: ${res.statusCode}`)
   }
-  assertTooMany(t, await from('203.0.113.7', GOOD), 900, 'FST_ERR_AUTH_RATE_LIMITED')
-  assertTooMany(t, await from('203.0.113.7', ADA), 900, 'FST_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await from('203.0.113.7', GOOD), 900, 'API_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await from('203.0.113.7', ADA), 900, 'API_ERR_AUTH_RATE_LIMITED')
   t.match(json(await from('203.0.113.7', ADA)).message, /from this address/)
   const write = await server.inject({ method: 'POST', url: '/products', headers: { authorization: 'Bearer tok-one', 'x-forwarded-for': '203.0.113.7' }, payload: { productId: 1 } })
-  assertTooMany(t, write, 900, 'FST_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, write, 900, 'API_ERR_AUTH_RATE_LIMITED')
   t.equal((await from('203.0.113.8', GOOD)).statusCode, 200, 'another address is not affected')
 })
 
@@ -76,11 +76,11 @@ t.test('Bearer tokens on /products writes count as well, each token as its own u
     method: 'POST', url: '/products', headers: { authorization, 'content-type': 'application/json' }, payload: { productId: 1 }
   })
   for (let i = 0; i < 3; i++) t.equal((await post('Bearer stale')).statusCode, 401)
-  assertTooMany(t, await post('Bearer stale'), 900, 'FST_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await post('Bearer stale'), 900, 'API_ERR_AUTH_RATE_LIMITED')
   t.equal((await post('Bearer tok-one')).statusCode, 204, 'a client stuck on a wrong token does not lock out the right one')
   for (const token of ['Bearer a', 'Bearer b']) t.equal((await post(token)).statusCode, 401)
-  assertTooMany(t, await post('Bearer tok-one'), 900, 'FST_ERR_AUTH_RATE_LIMITED')
-  assertTooMany(t, await server.inject({ method: 'DELETE', url: '/products/1', headers: { authorization: 'Bearer tok-one' } }), 900, 'FST_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await post('Bearer tok-one'), 900, 'API_ERR_AUTH_RATE_LIMITED')
+  assertTooMany(t, await server.inject({ method: 'DELETE', url: '/products/1', headers: { authorization: 'Bearer tok-one' } }), 900, 'API_ERR_AUTH_RATE_LIMITED')
 })
 
 t.test('the window ends: the user name may be tried again', async (t) => {
@@ -161,7 +161,7 @@ t.test('RATE_LIMIT_MAX: a global limit per address on every route but the probes
     t.equal(res.headers['x-ratelimit-remaining'], String(3 - i))
   }
   const refused = await hello('198.51.100.1')
-  assertTooMany(t, refused, 60, 'FST_ERR_RATE_LIMITED')
+  assertTooMany(t, refused, 60, 'API_ERR_RATE_LIMITED')
   t.match(json(refused).message, /at most 3 in 60 seconds/)
   t.equal((await get('/users/7', '198.51.100.1')).statusCode, 429, 'every route')
   for (let i = 0; i < 10; i++) {

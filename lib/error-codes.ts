@@ -1,0 +1,43 @@
+import createError from '@fastify/error'
+
+// The service's own errors: every `code` it answers with that Fastify (or a Fastify plugin) does
+// not raise itself, in one place and with a prefix of their own, so that a client can tell the
+// service's refusals from Fastify's (`FST_ERR_VALIDATION`, `FST_ERR_CTP_*`, `FST_ERR_NOT_FOUND`,
+// which stay as Fastify raises them). docs/contract.md, "Error codes", lists them; a test holds
+// that list to this file. The message's `%s` are filled in where the error is raised.
+
+/** The prefix of the service's own codes. */
+export const CODE_PREFIX = 'API_ERR_'
+
+// A Range header that does not parse, or asks for what a listing cannot give (docs/contract.md, "Ranges").
+export const InvalidRange = createError('API_ERR_RANGE_INVALID', 'Invalid Range: %s', 400)
+export const InvalidRangeOptions = createError('API_ERR_RANGE_OPTIONS', 'Invalid Range Options: %s', 400)
+export const InvalidRangeOrder = createError('API_ERR_RANGE_ORDER', 'Invalid Range Order: %s', 400)
+export const InvalidRangeValue = createError('API_ERR_RANGE_VALUE', 'Invalid Range Value: %s', 400)
+export const NegativeLimit = createError('API_ERR_RANGE_LIMIT', 'Limit must be non-negative: the Range header has limit %s', 400)
+export const NegativeOffset = createError('API_ERR_RANGE_OFFSET', 'Offset must be non-negative: the Range header has offset %s', 400)
+export const RangeWithSort = createError('API_ERR_RANGE_SORTBY', 'Invalid Range: a Range pages in id order; it cannot be combined with sortby=%s', 400)
+
+// Requests the service refuses before a route runs (docs/contract.md, "The order of refusals").
+export const MethodNotAllowed = createError('API_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
+export const NotAcceptable = createError('API_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
+export const BodyNotAccepted = createError('API_ERR_BODY_NOT_ACCEPTED', '%s %s takes no request body', 413)
+export const ForbiddenKey = createError('API_ERR_FORBIDDEN_KEY', 'Body has a key that is refused: %s', 400)
+
+// The collections.
+export const ItemNotFound = createError('API_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
+
+// Limits per client (docs/operations.md, "Limits").
+export const RateLimited = createError('API_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)
+export const TooManyUserFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
+export const TooManyFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
+export const FailureTableFull = createError('API_ERR_AUTH_TABLE_FULL', 'The service counts as many failed authentications as it can hold; retry in %s seconds', 503)
+
+// The service's own state: its database, its shutdown, its readiness.
+export const StoreUnavailable = createError('API_ERR_STORE_UNAVAILABLE', 'The database is unavailable: retry later', 503)
+export const ShuttingDown = createError('API_ERR_SHUTTING_DOWN', 'The service is shutting down: the stream did not start', 503)
+export const NotReady = createError('API_ERR_NOT_READY', 'Not ready: %s', 503)
+
+// Start-up and `server.js migrate`: these end the process, they answer no request.
+export const SchemaBehind = createError('API_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
+export const NoDatabase = createError('API_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)

@@ -15,8 +15,8 @@ export interface Origin { source: string, line: number, column: number }
 /**
  * A source map (version 3) that decodes one generated line at a time: Node's SourceMap decodes
  * every mapping at once into arrays, kept on the heap for the process's life (figures:
- * bench/README.md); this keeps the mappings' text and, per generated line, the state its first segment starts from.
- * Lines and columns are 0-based, as in the map.
+ * bench/README.md); this keeps the mappings' text and, per generated line, the state its first
+ * segment starts from. Lines and columns are 0-based, as in the map.
  */
 export class LineMap {
   readonly sources: readonly string[]

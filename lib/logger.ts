@@ -12,8 +12,8 @@ type Log = (...args: unknown[]) => void
  * A request's logger (its parent's, bound to its `reqId`) that makes pino's child only when a line
  * is written at an enabled level. Fastify makes a logger for every request, and pino's child
  * (bindings serialised to JSON, methods set up) is a measurable part of a request's CPU (figures:
- * bench/README.md, "Figures behind the code's comments"); at the production level (`warn`) most requests never write a line, and a call below the level (the
- * `info` of "incoming request") is dropped without making one.
+ * bench/README.md); at the production level (`warn`) most requests never write a line, and a call
+ * below the level (the `info` of "incoming request") is dropped without making one.
  */
 class LazyLogger {
   readonly #parent: FastifyBaseLogger

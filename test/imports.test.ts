@@ -9,6 +9,7 @@ const graph = importGraph(projectRoot, ['lib', 'plugins', 'routes', 'schemas', '
 t.test('the sources follow the import rules of plugins/README.md', async (t) => {
   t.ok(Object.keys(graph).filter((file) => file.startsWith('plugins/')).length > 15, 'the plugins are read')
   t.ok(graph['routes/users/index.ts']?.includes('lib/collection-routes.ts'), 'a route\'s imports are found')
+  t.ok(graph['lib/memory/repository.ts']?.includes('lib/repository.ts'), 'a store\'s imports are found')
   t.same(ruleViolations(graph), [])
 })
 
@@ -37,7 +38,9 @@ t.test('the rules and the cycle search find what breaks them', async (t) => {
     'plugins/external/formbody.ts': ['plugins/edge/compress.ts'],
     'lib/errors.ts': ['schemas/common.ts', 'plugins/errors.ts', 'routes/ready/index.ts'],
     'schemas/user.ts': ['schemas/common.ts', 'lib/errors.ts', 'plugins/config.ts'],
-    'app.ts': ['plugins/config.ts', 'lib/config/load.ts']
+    'app.ts': ['plugins/config.ts', 'lib/config/load.ts'],
+    'lib/memory/repository.ts': ['lib/repository.ts', 'lib/postgres/sort-keys.ts'],
+    'lib/postgres/repository.ts': ['lib/repository.ts', 'lib/postgres/listings.ts', 'lib/memory/repository.ts']
   }
   t.same(ruleViolations(broken), [
     'routes/users/index.ts imports plugins/auth.ts',
@@ -49,7 +52,9 @@ t.test('the rules and the cycle search find what breaks them', async (t) => {
     'plugins/external/formbody.ts imports plugins/edge/compress.ts',
     'lib/errors.ts imports plugins/errors.ts',
     'lib/errors.ts imports routes/ready/index.ts',
-    'schemas/user.ts imports plugins/config.ts'
+    'schemas/user.ts imports plugins/config.ts',
+    'lib/memory/repository.ts imports lib/postgres/sort-keys.ts',
+    'lib/postgres/repository.ts imports lib/memory/repository.ts'
   ])
 
   t.same(importCycles({ a: ['b'], b: ['c'], c: ['a'], d: ['a'], e: ['e'], f: [] }), [['a', 'b', 'c'], ['e']])

@@ -51,10 +51,21 @@ function routeGroup (file: string): (target: string) => boolean {
   return (target) => under(target, `routes/${group}`)
 }
 
+/** The folders of lib/ that each hold one store, implementing the contracts of lib/ (lib/repository.ts, lib/auth-failures.ts). */
+export const STORE_FOLDERS: readonly string[] = ['lib/memory', 'lib/postgres']
+
+/** Whether a file of lib/ may import `target`: no plugin, no route, and from a store's folder no other store's. */
+function libAllows (file: string, target: string): boolean {
+  if (under(target, 'plugins') || under(target, 'routes')) return false
+  const store = STORE_FOLDERS.find((folder) => under(file, folder))
+  return store === undefined || !STORE_FOLDERS.some((other) => other !== store && under(target, other))
+}
+
 /**
  * The imports that break the rules of plugins/README.md: routes import only schemas/, lib/ and
  * their own group's files; a plugin imports only lib/, schemas/ and its own folder, never another
- * plugin's file; lib/ and schemas/ import no plugin and no route (schemas/ only lib/ and schemas/).
+ * plugin's file; lib/ and schemas/ import no plugin and no route (schemas/ only lib/ and schemas/);
+ * a store (lib/memory/, lib/postgres/) implements the contracts of lib/, never from another store.
  */
 export function ruleViolations (graph: ImportGraph): string[] {
   const broken: string[] = []
@@ -65,7 +76,7 @@ export function ruleViolations (graph: ImportGraph): string[] {
       : under(file, 'plugins')
         ? (target: string) => shared(target) || pluginUnit(file)(target)
         : under(file, 'lib')
-          ? (target: string) => !under(target, 'plugins') && !under(target, 'routes')
+          ? (target: string) => libAllows(file, target)
           : under(file, 'schemas')
             ? shared
             : () => true

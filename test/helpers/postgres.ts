@@ -1,6 +1,7 @@
 import net from 'node:net'
 import pg from 'pg'
 import tap, { type Test } from 'tap'
+import { migrate } from '../../lib/postgres/migrations.js'
 import { PASSWORD, USER, createDatabase, startPostgresServer, type PostgresServer } from './postgres-server.js'
 
 export interface TestPostgres {
@@ -28,6 +29,25 @@ export async function testPostgres (): Promise<TestPostgres> {
   }
   const server = await own
   return { port: server.port, createDatabase: () => createDatabase(server.url) }
+}
+
+/** A new database on the test run's server with the service's migrations applied; its URL. */
+export async function migratedDatabase (): Promise<string> {
+  const url = await (await testPostgres()).createDatabase()
+  const client = new pg.Client(url)
+  await client.connect()
+  await migrate(client, { info () {} })
+  await client.end()
+  return url
+}
+
+/** A pool on `url`, ended with the test `t`. */
+export function testPool (t: Test, url: string, options: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 20, ...options })
+  // Idle connections end with an error when the server stops at the end of the test.
+  pool.on('error', () => {})
+  t.teardown(() => pool.end())
+  return pool
 }
 
 export interface TcpProxy {

@@ -4,8 +4,7 @@ import t, { type Test } from 'tap'
 import { failureLimiter, lockPredicate, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
 import { memoryFailureStore, MEMORY_FAILURE_ENTRIES } from '../../lib/memory/auth-failures.js'
 import { SWEEP_BATCH, postgresFailureStore } from '../../lib/postgres/auth-failures.js'
-import { migrate } from '../../lib/postgres/migrations.js'
-import { testDatabase } from '../helpers/index.js'
+import { migratedDatabase, testPool } from '../helpers/postgres.js'
 
 const MINUTE = 60_000
 const T0 = Date.UTC(2026, 0, 1)
@@ -198,21 +197,9 @@ t.test('the memory store', async (t) => {
 
 t.test('the PostgreSQL store', async (t) => {
   /** A pool on `url`, ended with the test. */
-  const poolOn = (url: string, options: pg.PoolConfig = {}) => {
-    const pool = new pg.Pool({ connectionString: url, max: 20, ...options })
-    pool.on('error', () => {})
-    t.teardown(() => pool.end())
-    return pool
-  }
+  const poolOn = (url: string, options: pg.PoolConfig = {}) => testPool(t, url, options)
   /** A pool on a new database, migrated. */
-  const database = async () => {
-    const url = await testDatabase()
-    const client = new pg.Client(url)
-    await client.connect()
-    await migrate(client, { info () {} })
-    await client.end()
-    return poolOn(url)
-  }
+  const database = async () => poolOn(await migratedDatabase())
   storeContract(t, async () => postgresFailureStore(await database()))
 
   t.test('two replicas on one database count together', async (t) => {

@@ -2,36 +2,19 @@ import pg from 'pg'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { itemSerializer } from '../../../lib/postgres/item-serializer.js'
-import { migrate } from '../../../lib/postgres/migrations.js'
 import { postgresRepository } from '../../../lib/postgres/repository.js'
 import { jsonIntegerKey, jsonStringKey } from '../../../lib/postgres/sort-keys.js'
 import { SAMPLE_USERS } from '../../../schemas/user.js'
-import { testPostgres } from '../../helpers/postgres.js'
+import { migratedDatabase, testPool } from '../../helpers/postgres.js'
 import { build } from '../../helpers/index.js'
 import { StoredJson, readAll } from '../../../lib/repository.js'
 import { ProductSchema } from '../../../schemas/product.js'
 import { list, repositoryContract, type Item } from '../../helpers/repository-contract.js'
 
 t.test('the PostgreSQL repository', async (t) => {
-  const server = await testPostgres()
-  const log = { info () {} }
-  /** A pool on a database of its own. */
-  const pool = (url: string, options: pg.PoolConfig = {}) => {
-    const created = new pg.Pool({ connectionString: url, max: 20, ...options })
-    // Idle connections end with an error when the server stops at the end of the test.
-    created.on('error', () => {})
-    t.teardown(() => created.end())
-    return created
-  }
-  /** A new database, migrated. */
-  const database = async () => {
-    const url = await server.createDatabase()
-    const client = new pg.Client(url)
-    await client.connect()
-    await migrate(client, log)
-    await client.end()
-    return url
-  }
+  /** A pool on a database of its own, ended with the test. */
+  const pool = (url: string, options: pg.PoolConfig = {}) => testPool(t, url, options)
+  const database = migratedDatabase
 
   repositoryContract(t, {
     empty: async () => postgresRepository<Item>(pool(await database()), 'products'),

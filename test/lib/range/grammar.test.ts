@@ -1,6 +1,6 @@
 import t from 'tap'
 import {
-  contentRangeHeader, encodeRangeValue, nextRangeHeader, parseContentRange, parseRange,
+  RANGE_ORDERS, contentRangeHeader, encodeRangeValue, nextRangeHeader, parseContentRange, parseRange,
   type Range, type RangeFieldGrammar
 } from '../../../lib/range/grammar.js'
 
@@ -138,6 +138,12 @@ t.test('the conformance runner\'s malformed headers: each message names one of i
 t.test('a long piece is shortened in the message, controls are escaped', async (t) => {
   t.throws(() => parse(`${'x'.repeat(500)}`), { message: `Invalid Range: unknown field "${'x'.repeat(60)}…"; the fields are name, hex, rgb (case-sensitive)` })
   t.throws(() => parse('name; order \u0001'), { message: /got "\\u0001"/ })
+  t.throws(() => parse('x'.repeat(60)), { message: `Invalid Range: unknown field "${'x'.repeat(60)}"; the fields are name, hex, rgb (case-sensitive)` }, 'sixty characters are quoted whole')
+  t.throws(() => parse('  name Dark Red  ; limit 1'), { message: 'Invalid Range: "name Dark Red" has more than a field and a value; percent-encode spaces in a value as %20' }, 'the piece quoted without its spaces around')
+})
+
+t.test('the orders a Range may ask for', async (t) => {
+  t.same(RANGE_ORDERS, ['asc', 'desc'])
 })
 
 t.test('a field name that is an Object.prototype member is not a field', async (t) => {
@@ -164,6 +170,7 @@ t.test('Content-Range and Next-Range values', async (t) => {
   t.equal(contentRangeHeader('rgb', 765, -2), 'rgb 765..-2')
   t.equal(nextRangeHeader({ field: 'name', value: 'White', limit: 2, offset: 1, order: 'desc' }), 'name White;limit 2;offset 1;order desc')
   t.equal(nextRangeHeader({ field: 'hex', value: '#a b', limit: 0, offset: 0, order: 'asc' }), 'hex %23a%20b;limit 0;offset 0;order asc')
+  t.equal(nextRangeHeader({ field: 'name', limit: 2, offset: 4, order: 'asc' }), 'name;limit 2;offset 4;order asc', 'no value: the field alone')
 })
 
 t.test('Content-Range values read back', async (t) => {
@@ -175,4 +182,5 @@ t.test('Content-Range values read back', async (t) => {
     t.throws(() => parseContentRange(header, FIELDS), { code: 'API_ERR_RANGE_INVALID' }, JSON.stringify(header))
   }
   t.throws(() => parseContentRange('rgb a..1', FIELDS), { code: 'API_ERR_RANGE_VALUE' })
+  t.throws(() => parseContentRange('name Yellow', FIELDS), { message: 'Invalid Range: "name Yellow" is not "<field> <first>..<last>"' })
 })

@@ -22,7 +22,7 @@ t.test('rangeable: a collection declared once, with defaults per collection and 
   t.same(things.fields, ['label', 'weight'])
   t.same(things.select(undefined).items.map((thing) => thing.label), ['é', 'a..b', 'Tan;x'], 'no header: the first field, the collection\'s limit 3, desc')
   t.same(things.select('weight').items.map((thing) => thing.label), ['#1', 'Dark Z'], 'the field\'s own limit 2 and order asc')
-  t.same(things.select('weight').first, 0, '-0 is read as 0')
+  t.ok(Object.is(things.select('weight').first, 0), '-0 is read as 0')
   t.same(things.select('label; limit 1; order asc').items.map((thing) => thing.label), ['#1'])
   t.throws(() => things.select('colour'), { statusCode: 400, message: /the fields are label, weight/ })
 
@@ -31,6 +31,9 @@ t.test('rangeable: a collection declared once, with defaults per collection and 
   t.same(rangeable([], THING_FIELDS).select('label').items, [], 'an empty collection')
   t.same(rangeable(THINGS, { label: { ...THING_FIELDS.label!, limit: undefined } }, { limit: undefined }).select('label').items.length, 5,
     'an option set to undefined is not given: limit 100')
+  t.same(rangeable(THINGS, { label: THING_FIELDS.label! }).select('label; limit 2').items.map((thing) => thing.label), ['é', 'a..b'],
+    'nothing set: order desc')
+  t.same(rangeable(THINGS, THING_FIELDS, { limit: 0 }).select('label').items, [], 'a limit of 0 is a limit')
 
   const mutable = [...THINGS]
   const copied = rangeable(mutable, THING_FIELDS)
@@ -43,7 +46,7 @@ t.test('rangeable: a declaration that cannot work is refused at registration', a
   const label = THING_FIELDS.label!
   const cases: Array<[string, () => unknown, RegExp]> = [
     ['no fields', () => rangeable(THINGS, {}), /the default field undefined is not one of the fields/],
-    ['unknown default field', () => rangeable(THINGS, THING_FIELDS, { defaultField: 'size' }), /default field size/],
+    ['unknown default field', () => rangeable(THINGS, THING_FIELDS, { defaultField: 'size' }), /default field size is not one of the fields: label, weight$/],
     ['a name with a space', () => rangeable(THINGS, { 'a b': label }), /must be one token/],
     ['a name with ;', () => rangeable(THINGS, { 'a;b': label }), /must be one token/],
     ['a name with ,', () => rangeable(THINGS, { 'a,b': label }), /must be one token/],
@@ -90,6 +93,9 @@ t.test('the range plugin on a route of its own: headers percent-encoded, Next-Ra
   res = await app.inject({ url: '/things', headers: { range: 'weight 3' } })
   t.equal(res.headers['content-range'], 'weight 3..3')
   t.equal(res.headers['next-range'], 'weight 3;limit 2;offset 2;order asc')
+  res = await app.inject({ url: '/things', headers: { range: 'label; offset 10' } })
+  t.same(json(res), [], 'past the end: an empty page')
+  t.equal(res.headers['content-range'], undefined, 'an empty page has no range of values')
 
   res = await app.inject({ url: '/things', headers: { range: 'label; order sideways' } })
   assertError(t, res, 400, /^Invalid Range Order/)

@@ -81,6 +81,13 @@ t.test('a field is sorted once, ties in collection order in both orders', async 
   t.same([...indexField([]).asc], [])
   t.same([...indexField(['x']).desc], [0])
   t.same([...indexField(['B', 'a', 'É', 'Z']).asc], [0, 3, 1, 2], 'strings compare by UTF-16 code units: B < Z < a < É')
+  fc.assert(fc.property(fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 40 }), (keys) => {
+    const positions = keys.map((_, i) => i)
+    const stable = (sign: number) => [...positions].sort((a, b) => sign * ((keys[a] as number) - (keys[b] as number)) || a - b)
+    const index = indexField(keys)
+    assert.deepEqual([...index.asc], stable(1))
+    assert.deepEqual([...index.desc], stable(-1))
+  }))
 })
 
 t.test('the start of a value is found by binary search, in either order', async (t) => {
@@ -123,6 +130,10 @@ t.test('selection on the 59 colours', async (t) => {
   t.same(page.next, { field: 'name', value: 'Red', limit: 2, offset: 1, order: 'asc' }, 'a new last value: the count of it at the end of the page')
   page = select(nextRangeHeader(page.next!))
   t.same(page.names, ['RosyBrown', 'SandyBrown'])
+  page = select('name; order asc; offset 5; limit 1')
+  t.same(page.names, ['CadetBlue'], 'the second CadetBlue')
+  t.same(page.next, { field: 'name', value: 'CadetBlue', limit: 1, offset: 1, order: 'asc' },
+    'the count is of the page\'s items only, as the contract words it, though the run of CadetBlue began before the page')
   page = select('name Purple; limit 1; offset 1; order asc')
   t.same(page.items.map((color) => color.hex), ['#8700ff'])
   t.same(page.next, { field: 'name', value: 'Purple', limit: 1, offset: 2, order: 'asc' })

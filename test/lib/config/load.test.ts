@@ -221,10 +221,34 @@ t.test('an invalid value is refused with a message naming the variable', async (
 t.test('a refused value is quoted in the message, but not a credential', async (t) => {
   t.throws(() => loadConfig({ PORT: '70000' }), /env\/PORT: expected integer .*65535, not "70000"/)
   t.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /env\/LOG_LEVEL: expected one of "fatal", .*"silent", not "verbose"/)
-  for (const [name, value] of [['BASIC_AUTH_USERS', 'admin-secret'], ['API_TOKENS', 'secret token'], ['DATABASE_URL', 'mysql://u:secret@db/app']] as const) {
+  for (const [name, value] of [['BASIC_AUTH_USERS', 'admin-secret'], ['API_TOKENS', 'secret token'], ['DATABASE_URL', 'mysql://u:secret@db/app'], ['DATABASE_MIGRATION_URL', 'mysql://u:secret@db/app']] as const) {
     const err = t.throws(() => loadConfig({ [name]: value }), new RegExp(`env/${name}: expected string to match`)) as Error
     t.notMatch(err.message, /secret/, `${name}: its value is not repeated`)
   }
+})
+
+t.test('a refusal of a combination names no value: the line says all there is', async (t) => {
+  const production = { NODE_ENV: 'production', STORE: 'memory' }
+  t.same(refused({ NODE_ENV: 'production' }), ['env/DATABASE_URL: required in production (or STORE=memory, to keep the data in this process\'s memory, lost when it stops)'])
+  t.same(refused({ ...production, BASIC_AUTH_USERS: 'servant:server' }), ['env/BASIC_AUTH_USERS: the example credentials servant:server are refused in production'])
+  t.match(refused({ ...production, TRUST_PROXY: 'true' }), [/\(10\.0\.0\.0\/8\)$/])
+  t.same(refused({ PORT: 'x', STORE: 'postgres' }).map((line) => line.split(':')[0]), ['env/PORT'], 'with a value refused, combinations are not checked')
+})
+
+t.test('numbers as Ajv reads them: blank text is not 0, and the refusal says what it must be', async (t) => {
+  for (const text of [' ', '', '1x']) t.same(refused({ PORT: text }), [`env/PORT: expected integer, not ${JSON.stringify(text)}`], JSON.stringify(text))
+  t.equal(loadConfig({ PORT: ' 8080 ' }).PORT, 8080, 'spaces around a number')
+  t.equal(loadConfig({ PORT: '8e3' }).PORT, 8000, 'an exponent')
+  const err = t.throws(() => loadConfig({ PORT: 'x' })) as Error
+  t.equal(err.name, 'InvalidConfiguration')
+})
+
+t.test('TRUST_PROXY lists, METRICS_HOST and the migration URL are checked when loaded', async (t) => {
+  t.match(refused({ TRUST_PROXY: '10.0.0.0/99' }), [/^env\/TRUST_PROXY: /])
+  t.match(refused({ METRICS_HOST: '' }), [/^env\/METRICS_HOST: expected string length greater or equal to 1/])
+  t.match(refused({ DATABASE_MIGRATION_URL: 'mysql://db/app' }), [/^env\/DATABASE_MIGRATION_URL: expected string to match/])
+  t.equal(loadConfig({ DATABASE_MIGRATION_URL: 'postgresql://db/app' }).DATABASE_MIGRATION_URL, 'postgresql://db/app')
+  t.equal(loadConfig({ BASIC_AUTH_USERS: 'a:b' }).BASIC_AUTH_USERS, 'a:b', 'outside production, given users are kept')
 })
 
 t.test('BASE_PATH and CORS_ORIGINS take what a proxy and a browser send', async (t) => {

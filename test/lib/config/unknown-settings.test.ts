@@ -19,3 +19,10 @@ t.test('unknownSettings: the names of a .env that are no setting, with the one t
     [{ variable: 'COLOUR', closest: undefined }, '.env sets COLOUR, which is no setting of the service: ignored']
   ])
 })
+
+t.test('unknownSettings: other programs\' variables by their whole names; a typo up to a third of the name apart', async (t) => {
+  t.same(unknownSettings(['MY_TZ', 'TZ_OFFSET', 'XNODE_OPTIONS']), [{ name: 'MY_TZ' }, { name: 'TZ_OFFSET' }, { name: 'XNODE_OPTIONS' }], 'only whole names are others\'')
+  t.same(unknownSettings(['LOG_LVL']), [{ name: 'LOG_LVL', closest: 'LOG_LEVEL' }], 'two letters apart in seven: within a third')
+  t.same(unknownSettings(['LOG_LV']), [{ name: 'LOG_LV' }], 'three letters apart in six: beyond a third')
+  t.same(unknownSettings(['PORTX', 'XPORT']), [{ name: 'PORTX', closest: 'PORT' }, { name: 'XPORT', closest: 'PORT' }], 'one letter apart, at either end')
+})

@@ -1,4 +1,4 @@
-import { once } from 'node:events'
+import { getEventListeners, once } from 'node:events'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import t from 'tap'
 import { CHUNK_SIZE, PullStream, isThenable, type PullOptions, type PullSource } from '../../lib/pull-stream.js'
@@ -269,6 +269,61 @@ t.test('destroyed while the source makes us wait', async (t) => {
     t.match(lines, [{ level: 'info', msg: 'left' }])
     t.equal(lines.length, 1)
   })
+})
+
+t.test('the stop while the consumer is not reading: the source is closed and the cut logged at once', async (t) => {
+  const stop = new AbortController()
+  const { state, source } = counted()
+  const { stream, cut, lines } = pullStream(source, { stop: stop.signal })
+  stream.read(0)
+  await until(() => state.pulled > 0)
+  await nextTurn()
+  await nextTurn()
+  const pulled = state.pulled
+  stop.abort()
+  t.equal(state.closes, 1, 'closed before anything more is read')
+  t.ok(cut(), 'cut')
+  t.same(lines.map((line) => line.msg), ['stopped'], 'logged at once, and only that')
+  t.equal((await readAll(stream)).join(''), PIECE.repeat(pulled), 'what was produced is still delivered')
+  t.equal(state.pulled, pulled, 'nothing more pulled')
+  t.same(lines.map((line) => line.msg), ['stopped'], 'its end is not taken for a client that left')
+  t.equal(getEventListeners(stop.signal, 'abort').length, 0, 'the stream no longer listens to the stop')
+})
+
+t.test('the stop while a pull is pending: the piece it gives is the last', async (t) => {
+  const stop = new AbortController()
+  let release = (_piece: string) => {}
+  let pulls = 0
+  const source: PullSource = {
+    next () {
+      pulls++
+      return new Promise((resolve) => { release = resolve })
+    },
+    get items () { return pulls },
+    close () {}
+  }
+  const { stream, cut } = pullStream(source, { stop: stop.signal })
+  stream.read(0)
+  await until(() => pulls === 1)
+  stop.abort()
+  release(PIECE)
+  t.equal((await readAll(stream)).join(''), PIECE)
+  t.equal(pulls, 1, 'not pulled again')
+  t.ok(cut())
+})
+
+t.test('a failing source is closed before the failure is logged, and the stop no longer listened to', async (t) => {
+  const stop = new AbortController()
+  const events: string[] = []
+  const { source } = counted({ failAt: 3 })
+  const closing = { ...source, close () { events.push('closed') } }
+  Object.defineProperty(closing, 'items', { get: () => 3 })
+  const fake = fakeReply()
+  const log = { ...fake.reply.log, error: () => { events.push('failed') } }
+  const stream = new PullStream({ ...fake.reply, log } as typeof fake.reply, closing, { log: LOG, stop: stop.signal })
+  await readAll(stream)
+  t.same(events, ['closed', 'failed'])
+  t.equal(getEventListeners(stop.signal, 'abort').length, 0)
 })
 
 async function until (check: () => boolean): Promise<void> {

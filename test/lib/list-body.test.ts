@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import createError from '@fastify/error'
 import type { FastifyInstance } from 'fastify'
-import { ListEncoder, WHOLE_BODY, sendList, type ListEncoding } from '../../lib/list-body.js'
+import { ListEncoder, WHOLE_BODY, sendList, wholeBody, type ListEncoding } from '../../lib/list-body.js'
 import { CHUNK_SIZE } from '../../lib/pull-stream.js'
 import { exposed } from '../../lib/errors.js'
 import { StoredJson, type Listing } from '../../lib/repository.js'
@@ -124,6 +124,50 @@ t.test('ListEncoder: an item kept as its JSON is written as it is by a JSON enco
   }
   t.equal(await read({ ...JSON_ARRAY, item: (item) => `{"n":${item.n}}`, json: true }), '[{"n":1},{"n":2,"label":"kept as written"},{"n":3}]', 'JSON: as it is')
   t.equal(await read({ open: '', separator: '', close: '', item: (item) => `${item.n} ${item.label}\n` }), '1 a\n2 kept as written\n3 c\n', 'another encoding: parsed')
+})
+
+t.test('ListEncoder: a chunk ends as soon as it reaches the size asked', async (t) => {
+  const encoder = new ListEncoder(watched([[...itemsOf(5)].flat()]).listing, { open: '', separator: '', close: '', item: () => 'ab' })
+  t.equal(await encoder.chunk(4), 'abab', 'two items make 4 characters: no third')
+  t.equal(await encoder.chunk(5), 'ababab', 'three to pass 5: an item is never split')
+})
+
+t.test('wholeBody: open, the items joined, close; the encoding\'s `whole` when no item is kept as its JSON', async (t) => {
+  const items: Item[] = [{ n: 1, label: 'a' }, { n: 2, label: 'b' }, { n: 3, label: 'c' }]
+  t.equal(wholeBody(items, JSON_ARRAY), JSON.stringify(items))
+  t.equal(wholeBody(items.slice(0, 1), JSON_ARRAY), JSON.stringify(items.slice(0, 1)))
+  t.equal(wholeBody([], JSON_ARRAY), '[]')
+  const lines: ListEncoding<Item> = { open: '<', separator: '\n', close: '>', item: (item) => `${item.n}`, whole: (all) => `all ${all.length}` }
+  t.equal(wholeBody(items, lines), 'all 3', 'written whole by the encoding')
+  t.equal(wholeBody([new StoredJson('{"n":1,"label":"a"}'), ...items.slice(1)], lines), '<1\n2\n3>', 'one kept as its JSON: item by item, parsed')
+  t.equal(wholeBody(items, { ...lines, whole: undefined }), '<1\n2\n3>', 'no `whole`: item by item')
+})
+
+t.test('sendList: a listing whose items are at hand is answered then and there when short, else streamed', async (t) => {
+  const atHand = (items: Item[]): Listing<Item> => ({
+    total: items.length,
+    full: true,
+    items,
+    async * [Symbol.asyncIterator] () { yield items },
+    async close () {}
+  })
+  const answers: Array<Promise<void> | undefined> = []
+  const app = await buildPlugins(t, (server) => {
+    server.get('/at-hand', { schema: { querystring: Type.Object({ count: Type.Integer() }), produces: ['application/json'], response: { 200: Items } } }, (request, reply) => {
+      const answer = sendList(reply, atHand([...itemsOf((request.query as { count: number }).count)].flat()), JSON_ARRAY)
+      answers.push(answer)
+      return answer ?? reply
+    })
+  })
+  const short = await app.inject({ url: '/at-hand?count=3' })
+  t.equal(short.body, reference(3))
+  t.equal(short.headers['content-length'], String(Buffer.byteLength(reference(3))))
+  t.equal(answers[0], undefined, 'sent then and there: no promise')
+  const long = await app.inject({ url: '/at-hand?count=1000' })
+  t.ok(reference(1000).length >= WHOLE_BODY)
+  t.equal(long.body, reference(1000), 'the same bytes')
+  t.equal(long.headers['transfer-encoding'], 'chunked', 'too long to be sent whole: streamed')
+  t.ok(answers[1] instanceof Promise)
 })
 
 t.test('a short list is sent whole, with its Content-Length; a long one in chunks; the same bytes', async (t) => {

@@ -18,7 +18,7 @@ export interface ListEncoding<T> {
   whole?: (items: readonly T[]) => string
 }
 
-/** A body shorter than this (in characters) is sent whole, with its Content-Length, as before lists were streamed. */
+/** A body shorter than this (in characters) is sent whole, with its Content-Length, as any other JSON answer is. */
 export const WHOLE_BODY = 64 * 1024
 
 /** One entry of a listing in an encoding: its stored JSON as it is when the encoding is JSON's. */
@@ -135,7 +135,7 @@ function sendWhole (reply: FastifyReply, body: string): FastifyReply {
 
 /**
  * Sends a listing in an encoding: whole when its body is shorter than WHOLE_BODY (with its
- * Content-Length, as before), else as a ListBody. A short listing's items are written at once,
+ * Content-Length), else as a ListBody. A short listing's items are written at once,
  * and sent then and there: undefined, no promise, so that a handler can answer without one. A
  * HEAD request of a long list gets the headers only: nothing more is read. A failure before the
  * body starts is thrown (rejected), for the error handler to answer (a 503 when the database is

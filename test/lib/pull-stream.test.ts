@@ -43,6 +43,21 @@ function counted ({ count = Infinity, wait = false, failAt = -1, done = false } 
   return { state, source }
 }
 
+/** A source whose every pull waits until the test releases it; `lastAtFirst`: its first piece is its last. */
+function pending ({ lastAtFirst = false } = {}) {
+  const state = { pulls: 0, release: (_piece: string) => {} }
+  const source: PullSource = {
+    next () {
+      state.pulls++
+      return new Promise((resolve) => { state.release = resolve })
+    },
+    get items () { return state.pulls },
+    close () {}
+  }
+  if (lastAtFirst) Object.defineProperty(source, 'done', { get: () => state.pulls === 1 })
+  return { state, source }
+}
+
 async function readAll (stream: PullStream): Promise<string[]> {
   const chunks: string[] = []
   for await (const chunk of stream) chunks.push(String(chunk))
@@ -167,24 +182,14 @@ t.test('the stop before anything was produced', async (t) => {
 
 t.test('a source that knows its end is not pulled again, nor cut by a stop that comes meanwhile', async (t) => {
   const stop = new AbortController()
-  let release = (_piece: string) => {}
-  let pulls = 0
-  const source: PullSource = {
-    next () {
-      pulls++
-      return new Promise((resolve) => { release = resolve })
-    },
-    get items () { return pulls },
-    get done () { return pulls === 1 },
-    close () {}
-  }
+  const { state, source } = pending({ lastAtFirst: true })
   const { stream, cut } = pullStream(source, { stop: stop.signal, head: '[' })
   stream.read(0)
-  await until(() => pulls === 1)
+  await until(() => state.pulls === 1)
   stop.abort()
-  release('last]')
+  state.release('last]')
   t.equal((await readAll(stream)).join(''), '[last]')
-  t.equal(pulls, 1)
+  t.equal(state.pulls, 1)
   t.notOk(cut(), 'ended whole')
 })
 
@@ -292,23 +297,14 @@ t.test('the stop while the consumer is not reading: the source is closed and the
 
 t.test('the stop while a pull is pending: the piece it gives is the last', async (t) => {
   const stop = new AbortController()
-  let release = (_piece: string) => {}
-  let pulls = 0
-  const source: PullSource = {
-    next () {
-      pulls++
-      return new Promise((resolve) => { release = resolve })
-    },
-    get items () { return pulls },
-    close () {}
-  }
+  const { state, source } = pending()
   const { stream, cut } = pullStream(source, { stop: stop.signal })
   stream.read(0)
-  await until(() => pulls === 1)
+  await until(() => state.pulls === 1)
   stop.abort()
-  release(PIECE)
+  state.release(PIECE)
   t.equal((await readAll(stream)).join(''), PIECE)
-  t.equal(pulls, 1, 'not pulled again')
+  t.equal(state.pulls, 1, 'not pulled again')
   t.ok(cut())
 })
 

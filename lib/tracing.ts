@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import type { Span } from '@opentelemetry/api'
+import type { Span, SpanStatusCode } from '@opentelemetry/api'
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { LogController, type FastifyBaseLogger, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
 import { bindRequestLogger } from './logger.js'
 import { packageInfo } from './package-info.js'
@@ -149,6 +150,68 @@ interface FastifyOtel {
   }) => { plugin: () => FastifyPluginCallback }
 }
 
+/** SpanStatusCode's values, here where @opentelemetry/api is not loaded (tracing off). */
+const UNSET: SpanStatusCode.UNSET = 0
+const ERROR: SpanStatusCode.ERROR = 2
+
+/**
+ * A request span as OpenTelemetry's HTTP server conventions have it, by its status code: up to 499,
+ * status unset and no `exception` event (a client's mistake is no failure of the server); from
+ * 500 on, status ERROR and `error.type` the status code. @fastify/otel marks the span ERROR, with
+ * the error as an exception event, for every error a request's hooks and handler raise, the
+ * refusals of 400, 401, 413 or 429 among them, and no option of its says otherwise; the SDK's
+ * setStatus() cannot unset a status once set. So the span is exported as corrected here, its
+ * other fields as they are. The other spans (the queries') are left as they are.
+ */
+export function httpServerSpan (span: ReadableSpan): ReadableSpan {
+  const status = span.attributes['http.response.status_code']
+  if (span.instrumentationScope.name !== '@fastify/otel' || typeof status !== 'number') return span
+  if (status < 500) {
+    if (span.status.code === UNSET && !span.events.some((event) => event.name === 'exception')) return span
+    return exportedAs(span, { status: { code: UNSET }, events: span.events.filter((event) => event.name !== 'exception') })
+  }
+  // @fastify/otel's ERROR has the error's message as description; a 5xx sent without an error has
+  // none: the status code says it all.
+  return exportedAs(span, {
+    status: span.status.code === ERROR ? span.status : { code: ERROR },
+    attributes: { ...span.attributes, 'error.type': String(status) }
+  })
+}
+
+/** `span` with `changes`: a copy, the span itself being read-only once ended. */
+function exportedAs (span: ReadableSpan, changes: Partial<Pick<ReadableSpan, 'status' | 'attributes' | 'events'>>): ReadableSpan {
+  return {
+    name: span.name,
+    kind: span.kind,
+    spanContext: () => span.spanContext(),
+    parentSpanContext: span.parentSpanContext,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    status: span.status,
+    attributes: span.attributes,
+    links: span.links,
+    events: span.events,
+    duration: span.duration,
+    ended: span.ended,
+    resource: span.resource,
+    instrumentationScope: span.instrumentationScope,
+    droppedAttributesCount: span.droppedAttributesCount,
+    droppedEventsCount: span.droppedEventsCount,
+    droppedLinksCount: span.droppedLinksCount,
+    ...changes
+  }
+}
+
+/** `next`, handed each span ended as httpServerSpan has it. */
+function conventionalSpans (next: SpanProcessor): SpanProcessor {
+  return {
+    onStart: next.onStart.bind(next),
+    onEnd: (span) => { next.onEnd(httpServerSpan(span)) },
+    forceFlush: next.forceFlush.bind(next),
+    shutdown: next.shutdown.bind(next)
+  }
+}
+
 /**
  * Starts tracing when the settings ask for it (see tracesEndpoint); once per process. To be called
  * before `pg` is first required: the query spans come from patching it as it loads. Everything
@@ -182,7 +245,7 @@ export function startTracing (): Tracing | undefined {
     resource: defaultResource()
       .merge(resourceFromAttributes({ 'service.name': packageInfo.name, 'service.version': packageInfo.version, 'host.name': os.hostname() }))
       .merge(detectResources({ detectors: [envDetector] })),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [conventionalSpans(new BatchSpanProcessor(new OTLPTraceExporter()))],
     spanLimits: {
       attributeValueLengthLimit: getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? getNumberFromEnv('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? ATTRIBUTE_VALUE_LENGTH_LIMIT
     }

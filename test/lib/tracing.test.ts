@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import t from 'tap'
 import { serverOptions } from '../../app.js'
 import { loadConfig } from '../../lib/config/load.js'
-import { activeTracing, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
+import { activeTracing, httpServerSpan, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
 import { build, logSink, serverEntry } from '../helpers/index.js'
 
 // Tracing is never started in this process: what tracing off leaves of it (nothing), and the
@@ -82,4 +83,58 @@ t.test('warnings: kept until the logger is known; the limited ones at most one a
   now += 60_000
   warnings.limited({ err: 'e' }, 'export failed')
   t.same(written.at(-1), [{ err: 'e' }, 'export failed'], 'the count starts again')
+})
+
+/** An ended span as the SDK hands it to the export: the request's (@fastify/otel's) unless `scope` says. */
+function endedSpan (statusCode: number | undefined, status: { code: number, message?: string }, events: string[] = [], scope = '@fastify/otel'): ReadableSpan {
+  const context = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1 }
+  return {
+    name: 'GET /users/:userid',
+    kind: 1,
+    spanContext: () => context,
+    startTime: [1, 0],
+    endTime: [2, 0],
+    status,
+    attributes: { 'http.route': '/users/:userid', ...(statusCode === undefined ? {} : { 'http.response.status_code': statusCode }) },
+    links: [],
+    events: events.map((name) => ({ name, time: [1, 5], attributes: { 'exception.message': 'why' } })),
+    duration: [1, 0],
+    ended: true,
+    resource: {} as ReadableSpan['resource'],
+    instrumentationScope: { name: scope },
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0
+  }
+}
+
+t.test('a request span exported as the HTTP server conventions say: status unset below 500, ERROR with error.type from 500 on', async (t) => {
+  const UNSET = { code: 0 }
+  const ERROR = { code: 2, message: 'params/userid must be an integer' }
+  for (const statusCode of [100, 200, 302, 400, 404, 499]) {
+    const span = endedSpan(statusCode, ERROR, ['exception', 'retry'])
+    const exported = httpServerSpan(span)
+    t.same(exported.status, UNSET, `${statusCode}: status unset, @fastify/otel's ERROR and its description gone`)
+    t.same(exported.events.map((event) => event.name), ['retry'], `${statusCode}: no exception event; the others kept`)
+    t.equal(exported.attributes, span.attributes, `${statusCode}: no error.type`)
+    t.equal(exported.spanContext(), span.spanContext(), `${statusCode}: the same span`)
+    t.same({ ...exported, status: 0, events: 0, spanContext: 0 }, { ...span, status: 0, events: 0, spanContext: 0 }, `${statusCode}: all else as it was`)
+    t.same(span.status, ERROR, `${statusCode}: the span itself left as it is`)
+  }
+  for (const statusCode of [500, 503, 599]) {
+    const thrown = httpServerSpan(endedSpan(statusCode, ERROR, ['exception']))
+    t.same(thrown.status, ERROR, `${statusCode} from an error: ERROR, its message`)
+    t.same(thrown.attributes, { 'http.route': '/users/:userid', 'http.response.status_code': statusCode, 'error.type': String(statusCode) }, `${statusCode}: error.type the status code`)
+    t.same(thrown.events.map((event) => event.name), ['exception'], `${statusCode}: the exception event kept`)
+    const sent = httpServerSpan(endedSpan(statusCode, UNSET))
+    t.same(sent.status, { code: 2 }, `${statusCode} sent without an error: ERROR, no description`)
+    t.equal(sent.attributes['error.type'], String(statusCode))
+  }
+  const unchanged = [
+    endedSpan(200, UNSET),
+    endedSpan(404, UNSET, ['retry']),
+    endedSpan(undefined, ERROR, ['exception']),
+    endedSpan(400, ERROR, ['exception'], '@opentelemetry/instrumentation-pg')
+  ]
+  for (const span of unchanged) t.equal(httpServerSpan(span), span, `${span.instrumentationScope.name} ${String(span.attributes['http.response.status_code'])}: exported as it is, no copy`)
 })

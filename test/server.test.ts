@@ -160,6 +160,7 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
     t.equal(run.status, 1, 'exit 1')
     const fatal = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)
     t.match(fatal?.msg, `could not start: The database at ${shown} is unreachable (attempts: 1): connect ECONNREFUSED`)
+    t.equal(fatal?.err?.message.split('ECONNREFUSED').length, 2, 'the error says its cause once, not once more as its cause\'s message')
     t.notMatch(run.stdout + run.stderr, /hunter2/, 'the password is not shown')
     // Thrown in the bundle: its frames name the TypeScript sources (lib/bundle-stack.ts).
     t.match(fatal?.err?.stack, /[(/]lib\/postgres\/connect\.ts:\d+:\d+\)/, 'the stack names the TypeScript source')

@@ -34,8 +34,10 @@ export async function connectWithRetries (config: Config, log: Pick<FastifyBaseL
       return client
     } catch (err) {
       const reason = (err as Error).message
+      // The reason is in the message, and the driver's error is not its cause: a logged error
+      // repeats its cause's message after its own (pino's serializer), which said it twice.
       if (Date.now() + delay > deadline) {
-        throw new Error(`The database at ${redactedUrl(url)} is unreachable (attempts: ${attempt}): ${reason}`, { cause: err })
+        throw new Error(`The database at ${redactedUrl(url)} is unreachable (attempts: ${attempt}): ${reason}`)
       }
       log.warn({ database: redactedUrl(url), attempt, reason }, 'database not reachable yet: retrying')
       await sleep(delay)

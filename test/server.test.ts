@@ -106,11 +106,13 @@ t.test('every invalid variable is named at once, a line each, before anything st
 })
 
 t.test('a .env file of the working directory is read; the environment wins over it; a name it sets that is no setting is warned of', async (t) => {
-  const cwd = t.testdir({ '.env': 'AUTH_REALM=from-dotenv\nAPI_TOKENS=dotenv-token\nAUTH_RELAM=typo\n' })
+  const cwd = t.testdir({ '.env': 'AUTH_REALM=from-dotenv\nAPI_TOKENS=dotenv-token\nAUTH_RELAM=typo\nPROT=1\n' })
   const server = await startServer(t, { API_TOKENS: 'shell-token' }, { cwd })
   t.match(server.logs.find((entry) => entry.variable === 'AUTH_RELAM'),
     { level: 40, closest: 'AUTH_REALM', msg: '.env sets AUTH_RELAM, which is no setting of the service: ignored (did you mean AUTH_REALM?)' }, 'a typo, named with the setting it meant')
-  t.equal(server.logs.filter((entry) => entry.variable !== undefined).length, 1, 'one line, for the typo only')
+  t.match(server.logs.find((entry) => entry.variable === 'PROT'),
+    { level: 40, closest: 'PORT', msg: '.env sets PROT, which is no setting of the service: ignored (did you mean PORT?)' }, 'two letters swapped in a short name too')
+  t.equal(server.logs.filter((entry) => entry.variable !== undefined).length, 2, 'a line for each typo, none for the settings')
   const challenge = await fetch(`${server.url}/users/list-all`)
   t.equal(challenge.headers.get('www-authenticate'), 'Basic realm="from-dotenv"', 'a variable only in .env is read from it')
   const post = (token: string) => fetch(`${server.url}/products`, {

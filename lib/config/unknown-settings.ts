@@ -6,17 +6,22 @@ import { EnvSchema } from './schema.js'
  */
 const OTHERS_VARIABLES = /^(NODE_\w+|UV_THREADPOOL_SIZE|TZ|FASTIFY_\w+|PG[A-Z]+|OTEL_\w+)$/
 
-/** Edit distance between two names (insertions, deletions, substitutions). */
+/**
+ * Edit distance between two names: insertions, deletions, substitutions, and two neighbouring
+ * letters swapped, which is one slip (PROT for PORT), not two substitutions.
+ */
 function distance (a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  const rows = [Array.from({ length: b.length + 1 }, (_, j) => j)]
   for (let i = 1; i <= a.length; i++) {
+    const previous = rows[i - 1]!
     const current = [i]
     for (let j = 1; j <= b.length; j++) {
       current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j]!, rows[i - 2]![j - 2]! + 1)
     }
-    previous = current
+    rows.push(current)
   }
-  return previous[b.length]!
+  return rows[a.length]![b.length]!
 }
 
 /**

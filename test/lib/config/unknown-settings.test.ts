@@ -25,4 +25,7 @@ t.test('unknownSettings: other programs\' variables by their whole names; a typo
   t.same(unknownSettings(['LOG_LVL']), [{ name: 'LOG_LVL', closest: 'LOG_LEVEL' }], 'two letters apart in seven: within a third')
   t.same(unknownSettings(['LOG_LV']), [{ name: 'LOG_LV' }], 'three letters apart in six: beyond a third')
   t.same(unknownSettings(['PORTX', 'XPORT']), [{ name: 'PORTX', closest: 'PORT' }, { name: 'XPORT', closest: 'PORT' }], 'one letter apart, at either end')
+  t.same(unknownSettings(['PROT', 'HSOT', 'STROE']), [{ name: 'PROT', closest: 'PORT' }, { name: 'HSOT', closest: 'HOST' }, { name: 'STROE', closest: 'STORE' }],
+    'two neighbouring letters swapped: one slip, within a third of a short name')
+  t.same(unknownSettings(['PTOR', 'OPTR']), [{ name: 'PTOR' }, { name: 'OPTR' }], 'two slips in four letters: beyond a third')
 })

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
 import { loadEnvFile } from './lib/config/env-file.js'
+import { listenProblem, type Listener } from './lib/config/listen-problem.js'
 import { InvalidConfiguration, loadConfig } from './lib/config/load.js'
 import type { Config } from './lib/config/schema.js'
 import { warnUnknownSettings } from './lib/config/unknown-settings.js'
@@ -26,10 +27,14 @@ function settings (): { config: Config, server: ReturnType<typeof Fastify> } {
     warnUnknownSettings(server.log, fromFile)
     return { config, server }
   } catch (err) {
-    const lines = err instanceof InvalidConfiguration ? err.problems : [String((err as Error).message ?? err).split('\n')[0]]
-    for (const line of lines) console.error(`Invalid configuration: ${line}`)
-    process.exit(1)
+    refuse(err instanceof InvalidConfiguration ? err.problems : [String((err as Error).message ?? err).split('\n')[0]!])
   }
+}
+
+/** Ends the process for settings it cannot run with, each named on a line of its own. */
+function refuse (problems: readonly string[]): never {
+  for (const problem of problems) console.error(`Invalid configuration: ${problem}`)
+  process.exit(1)
 }
 
 /** Ends the process after a failure, its reason on one log line. */
@@ -71,11 +76,25 @@ export async function start (): Promise<void> {
     await stdoutDestination().flushed()
   })
 
+  // A host or port that cannot be listened on is a setting to change, said as a refused setting
+  // is: the metrics listener opens when the app is ready (plugins/edge/metrics.ts), the API's after.
+  const metrics: Listener = {
+    host: config.METRICS_HOST,
+    port: config.METRICS_PORT,
+    hostSetting: process.env.METRICS_HOST === undefined ? 'HOST' : 'METRICS_HOST',
+    portSetting: 'METRICS_PORT'
+  }
+  const api: Listener = { host: config.HOST, port: config.PORT, hostSetting: 'HOST', portSetting: 'PORT' }
+  let listener = metrics
   try {
     await server.register(app, { config })
+    await server.ready()
+    listener = api
     await server.listen({ host: config.HOST, port: config.PORT })
   } catch (err) {
-    // E.g. the database cannot be reached, or the port is taken: the message says which.
+    const problem = listenProblem(err, listener)
+    if (problem !== undefined) refuse([problem])
+    // E.g. the database cannot be reached: the message says why.
     fail(server.log, 'could not start', err)
   }
 }

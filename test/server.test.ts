@@ -105,6 +105,32 @@ t.test('every invalid variable is named at once, a line each, before anything st
   t.ok(run.stderr.length < 1000, `${run.stderr.length} characters on stderr`)
 })
 
+t.test('a host that does not resolve, or a port in use, is refused as an invalid setting is: one line naming the setting and its value, exit 1', async (t) => {
+  const taken = net.createServer()
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => taken.close())
+  const { port } = taken.address() as net.AddressInfo
+  const cases: Array<[Record<string, string>, string | RegExp]> = [
+    [{ PORT: String(port) }, `Invalid configuration: env/PORT: ${port} is in use by another process on 127.0.0.1: stop it or choose another port`],
+    [{ METRICS_PORT: String(port) }, `Invalid configuration: env/METRICS_PORT: ${port} is in use by another process on 127.0.0.1: stop it or choose another port`],
+    // The metrics listener, which opens first, takes HOST when METRICS_HOST is unset: HOST is what to change.
+    [{ HOST: 'nowhere.invalid' }, /^Invalid configuration: env\/HOST: nowhere\.invalid does not resolve to an address \(getaddrinfo \w+\): give an address of this machine, or a name that resolves to one$/],
+    [{ METRICS_HOST: 'nowhere.invalid' }, /^Invalid configuration: env\/METRICS_HOST: nowhere\.invalid does not resolve to an address/]
+  ]
+  for (const [env, line] of cases) {
+    const run = spawnSync(process.execPath, [serverEntry], {
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
+      encoding: 'utf8',
+      timeout: 30_000
+    })
+    const name = Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')
+    t.equal(run.status, 1, `${name}: exit 1`)
+    t.equal(run.stderr.split('\n').filter(Boolean).length, 1, `${name}: one line`)
+    t.match(run.stderr.trim(), line, `${name}: the setting named, with its value`)
+    t.notMatch(run.stdout, /"level":60|"stack"/, `${name}: no fatal log line with a stack besides`)
+  }
+})
+
 t.test('a .env file of the working directory is read; the environment wins over it; a name it sets that is no setting is warned of', async (t) => {
   const cwd = t.testdir({ '.env': 'AUTH_REALM=from-dotenv\nAPI_TOKENS=dotenv-token\nAUTH_RELAM=typo\nPROT=1\n' })
   const server = await startServer(t, { API_TOKENS: 'shell-token' }, { cwd })

@@ -22,13 +22,33 @@ export function redactedUrl (url: string): string {
 }
 
 /**
- * A connection of its own for start-up, to `url` (DATABASE_URL by default), retried while
- * `config.DATABASE_STARTUP_TIMEOUT` lasts.
+ * What the service's pool sets on each connection when it connects (plugins/collections/postgres.ts):
+ * statement_timeout, unless DATABASE_POOLER=transaction, whose pooler would refuse it.
  */
-export async function connectWithRetries (config: Config, log: Pick<FastifyBaseLogger, 'warn'>, url = config.DATABASE_URL!): Promise<pg.Client> {
+export function connectionParameters (config: Config): Pick<pg.ClientConfig, 'statement_timeout'> {
+  return config.DATABASE_POOLER === 'transaction' ? {} : { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT }
+}
+
+/**
+ * Whether `err` is a pooler's refusal of a parameter set when connecting: PgBouncer ends such a
+ * connection with `unsupported startup parameter: statement_timeout` (SQLSTATE 08P01, a protocol
+ * violation), where PostgreSQL itself would have taken it.
+ */
+export function isStartupParameterRefusal (err: unknown): boolean {
+  const { code, message } = err as { code?: unknown, message?: unknown }
+  return code === '08P01' && typeof message === 'string' && message.startsWith('unsupported startup parameter')
+}
+
+/**
+ * A connection of its own for start-up, to `url` (DATABASE_URL by default) with `parameters`,
+ * retried while `config.DATABASE_STARTUP_TIMEOUT` lasts. A pooler that refuses the parameters is
+ * not retried: it is no passing outage, and the message names the setting that fixes it.
+ */
+export async function connectWithRetries (config: Config, log: Pick<FastifyBaseLogger, 'warn'>, url = config.DATABASE_URL!,
+  parameters: Pick<pg.ClientConfig, 'statement_timeout'> = {}): Promise<pg.Client> {
   const deadline = Date.now() + config.DATABASE_STARTUP_TIMEOUT
   for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT })
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT, ...parameters })
     try {
       await client.connect()
       return client
@@ -36,6 +56,9 @@ export async function connectWithRetries (config: Config, log: Pick<FastifyBaseL
       const reason = (err as Error).message
       // The reason is in the message, and the driver's error is not its cause: a logged error
       // repeats its cause's message after its own (pino's serializer), which said it twice.
+      if (isStartupParameterRefusal(err)) {
+        throw new Error(`The database at ${redactedUrl(url)} is behind a pooler that refuses parameters set when connecting (${reason}): set DATABASE_POOLER=transaction`)
+      }
       if (Date.now() + delay > deadline) {
         throw new Error(`The database at ${redactedUrl(url)} is unreachable (attempts: ${attempt}): ${reason}`)
       }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Config } from '../config/schema.js'
 import { projectRoot } from '../project-root.js'
-import { connectWithRetries } from './connect.js'
+import { connectWithRetries, connectionParameters } from './connect.js'
 import { NoDatabase, SchemaBehind } from '../error-codes.js'
 
 // postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
@@ -84,17 +84,30 @@ export async function schemaVersions (client: pg.Client): Promise<{ database: nu
  * The database of `config` made ready for the service at start-up: migrated with
  * DATABASE_MIGRATION_URL (else DATABASE_URL) when MIGRATE_ON_START, else checked to be at the
  * latest migration, so that a replica never serves an older schema than its code needs.
+ *
+ * DATABASE_URL is reached first as the pool will reach it, with what the pool sets when connecting
+ * (lib/postgres/connect.ts): a pooler in front of it that refuses that (PgBouncer, without
+ * DATABASE_POOLER=transaction) stops the start here, naming the setting, where the service would
+ * otherwise start and answer every request that needs the store with a 503. The migrations have a
+ * connection of their own, without the pool's statement_timeout: a schema change may take longer
+ * than a request.
  */
 export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
-  const migrating = config.MIGRATE_ON_START
-  const client = await connectWithRetries(config, log, migrating ? config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL : config.DATABASE_URL)
-  try {
-    if (migrating) {
-      await migrate(client, log)
-      return
+  const parameters = connectionParameters(config)
+  if (!config.MIGRATE_ON_START) {
+    const client = await connectWithRetries(config, log, config.DATABASE_URL, parameters)
+    try {
+      const { database, latest } = await schemaVersions(client)
+      if (database < latest) throw new SchemaBehind(database, latest)
+    } finally {
+      await client.end()
     }
-    const { database, latest } = await schemaVersions(client)
-    if (database < latest) throw new SchemaBehind(database, latest)
+    return
+  }
+  if (parameters.statement_timeout !== undefined) await (await connectWithRetries(config, log, config.DATABASE_URL, parameters)).end()
+  const client = await connectWithRetries(config, log, config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL)
+  try {
+    await migrate(client, log)
   } finally {
     await client.end()
   }

@@ -1,5 +1,7 @@
-import t from 'tap'
-import { redactedUrl } from '../../../lib/postgres/connect.js'
+import net from 'node:net'
+import t, { type Test } from 'tap'
+import { loadConfig } from '../../../lib/config/load.js'
+import { connectWithRetries, connectionParameters, isStartupParameterRefusal, redactedUrl } from '../../../lib/postgres/connect.js'
 
 t.test('redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://app:s3cret@db:5432/app'), 'postgres://app:***@db:5432/app', 'the password masked')
@@ -8,4 +10,53 @@ t.test('redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://u:one@db/app?sslmode=require&sslpassword=two&PASSWORD=three'),
     'postgres://u:***@db/app?sslmode=require&sslpassword=***&PASSWORD=***', 'every form of it')
   t.equal(redactedUrl('postgres://[db'), 'the database of DATABASE_URL', 'a URL that does not parse is not echoed')
+})
+
+t.test('connectionParameters: statement_timeout, as the pool sets it, but for DATABASE_POOLER=transaction', async (t) => {
+  t.same(connectionParameters(loadConfig({ DATABASE_STATEMENT_TIMEOUT: '1234' })), { statement_timeout: 1234 })
+  t.same(connectionParameters(loadConfig({ DATABASE_POOLER: 'transaction' })), {})
+})
+
+/**
+ * A server that ends every connection as PgBouncer ends one whose startup packet sets a parameter
+ * it does not handle: an ErrorResponse (FATAL, SQLSTATE 08P01, `unsupported startup parameter:
+ * <name>`) in place of the authentication request, then the connection closed. Only what the
+ * driver reads at start-up is spoken; test/pgbouncer/ has the real one.
+ */
+async function refusingPooler (t: Test): Promise<{ port: number, connections: () => number }> {
+  let connections = 0
+  const field = (type: string, value: string) => Buffer.concat([Buffer.from(type), Buffer.from(value), Buffer.from([0])])
+  const server = net.createServer((socket) => {
+    connections++
+    socket.once('data', () => {
+      const body = Buffer.concat([field('S', 'FATAL'), field('V', 'FATAL'), field('C', '08P01'),
+        field('M', 'unsupported startup parameter: statement_timeout'), Buffer.from([0])])
+      const length = Buffer.alloc(4)
+      length.writeUInt32BE(body.length + 4)
+      socket.end(Buffer.concat([Buffer.from('E'), length, body]))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => server.close())
+  return { port: (server.address() as net.AddressInfo).port, connections: () => connections }
+}
+
+t.test('a pooler\'s refusal of a parameter set when connecting: recognised, not retried, and the setting that fixes it named', async (t) => {
+  const pooler = await refusingPooler(t)
+  const url = `postgres://app:hunter2@127.0.0.1:${pooler.port}/app`
+  const config = loadConfig({ DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '60000' })
+  const retries: unknown[] = []
+  const failed = await connectWithRetries(config, { warn: (fields: unknown) => retries.push(fields) }, url, connectionParameters(config))
+    .then(() => undefined, (err: Error) => err)
+  t.equal(failed?.message, `The database at postgres://app:***@127.0.0.1:${pooler.port}/app is behind a pooler that refuses parameters set when connecting (unsupported startup parameter: statement_timeout): set DATABASE_POOLER=transaction`)
+  t.same(retries, [], 'no passing outage: not retried for DATABASE_STARTUP_TIMEOUT')
+  t.equal(pooler.connections(), 1, 'one connection')
+})
+
+t.test('isStartupParameterRefusal: PgBouncer\'s refusal alone', async (t) => {
+  const refusal = Object.assign(new Error('unsupported startup parameter: statement_timeout'), { code: '08P01' })
+  t.ok(isStartupParameterRefusal(refusal))
+  t.notOk(isStartupParameterRefusal(Object.assign(new Error('invalid message length'), { code: '08P01' })), 'another protocol violation')
+  t.notOk(isStartupParameterRefusal(Object.assign(new Error('unsupported startup parameter: statement_timeout'), { code: '57P01' })), 'another code')
+  t.notOk(isStartupParameterRefusal(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })), 'no server')
 })

@@ -7,6 +7,7 @@ import pg from 'pg'
 import t from 'tap'
 import { projectRoot } from '../lib/project-root.js'
 import { serverEntry, startServer, testDatabase, until, type RunningServer } from './helpers/index.js'
+import { unprivilegedUrl } from './helpers/postgres.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
   const server = await startServer(t)
@@ -194,6 +195,23 @@ t.test('DATABASE_URL: an unreachable database stops start-up with a message nami
     t.match(fatal?.err?.stack, /[(/]lib\/postgres\/connect\.ts:\d+:\d+\)/, 'the stack names the TypeScript source')
     t.notMatch(fatal?.err?.stack, /service\.cjs/, 'not the bundle')
   }
+})
+
+t.test('migrating as a role that may not create in schema public: the start and `server.js migrate` say which setting runs them as one that may', async (t) => {
+  const url = await unprivilegedUrl(t, await testDatabase())
+  const role = new URL(url).username
+  const entry = (args: string[]) => spawnSync(process.execPath, [serverEntry, ...args], {
+    env: { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '0' },
+    encoding: 'utf8',
+    timeout: 60_000
+  })
+  const fatal = (run: ReturnType<typeof entry>) => run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 60)?.msg
+  const start = entry([])
+  t.equal(start.status, 1, 'the start: exit 1')
+  t.equal(fatal(start), `could not start: The role ${role} of DATABASE_URL may not change the schema (permission denied for schema public): set DATABASE_MIGRATION_URL to a role that may (the schema's owner), or apply the migrations as such a role with \`npm run migrate\` (\`node dist/bundle/server.js migrate\` in the image) and start with MIGRATE_ON_START=false`)
+  const migrate = entry(['migrate'])
+  t.equal(migrate.status, 1, 'server.js migrate: exit 1')
+  t.equal(fatal(migrate), `could not migrate: The role ${role} of DATABASE_URL may not change the schema (permission denied for schema public): set DATABASE_MIGRATION_URL to a role that may (the schema's owner)`)
 })
 
 t.test('start-up retries an unreachable database for the whole DATABASE_STARTUP_TIMEOUT, past Fastify\'s 10 s for a plugin', async (t) => {

@@ -71,6 +71,27 @@ export async function migrate (client: pg.Client, log: Pick<FastifyBaseLogger, '
   }
 }
 
+/**
+ * migrate() by the role of `config`'s migration URL (DATABASE_MIGRATION_URL, else DATABASE_URL),
+ * connected as `client`. A refusal for want of a privilege (SQLSTATE 42501: `permission denied for
+ * schema public`, which since PostgreSQL 15 only the database's owner may create in; a table of
+ * another owner) says which setting runs them as a role that may; `atStart`: how else the service
+ * may start, with the migrations applied by a release step.
+ */
+async function migrateAsConfigured (client: pg.Client, config: Config, log: Pick<FastifyBaseLogger, 'info'>, atStart: boolean): Promise<void> {
+  try {
+    await migrate(client, log)
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== '42501') throw err
+    const refused = `may not change the schema (${(err as Error).message})`
+    if (config.DATABASE_MIGRATION_URL !== undefined) {
+      throw new Error(`The role ${client.user} of DATABASE_MIGRATION_URL ${refused}: give DATABASE_MIGRATION_URL a role that owns the schema (deploy/README.md has the grants)`)
+    }
+    const instead = atStart ? ', or apply the migrations as such a role with `npm run migrate` (`node dist/bundle/server.js migrate` in the image) and start with MIGRATE_ON_START=false' : ''
+    throw new Error(`The role ${client.user} of DATABASE_URL ${refused}: set DATABASE_MIGRATION_URL to a role that may (the schema's owner)${instead}`)
+  }
+}
+
 /** The database's migration version, and the latest of migrations/: equal when it is up to date. */
 export async function schemaVersions (client: pg.Client): Promise<{ database: number, latest: number }> {
   const postgrator = await migrator(client)
@@ -107,7 +128,7 @@ export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogg
   if (parameters.statement_timeout !== undefined) await (await connectWithRetries(config, log, config.DATABASE_URL, parameters)).end()
   const client = await connectWithRetries(config, log, config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL)
   try {
-    await migrate(client, log)
+    await migrateAsConfigured(client, config, log, true)
   } finally {
     await client.end()
   }
@@ -125,7 +146,7 @@ export async function migrateDatabase (config: Config, log: Pick<FastifyBaseLogg
   if (url === undefined) throw new NoDatabase()
   const client = await connectWithRetries(config, log, url)
   try {
-    await migrate(client, log)
+    await migrateAsConfigured(client, config, log, false)
     return (await schemaVersions(client)).database
   } finally {
     await client.end()

@@ -41,6 +41,39 @@ export async function migratedDatabase (): Promise<string> {
   return url
 }
 
+let roles = 0
+
+/**
+ * `database` (a URL of createDatabase) as a new role that may log in and nothing more, as a
+ * service's own role may: no CREATE on schema public, which PostgreSQL 15 and later leave to the
+ * database's owner. The role is dropped when `t` ends.
+ */
+export async function unprivilegedUrl (t: Test, database: string): Promise<string> {
+  const role = `app_${process.pid}_${++roles}`
+  const admin = new pg.Client(database)
+  await admin.connect()
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app-password'`)
+  } finally {
+    await admin.end()
+  }
+  t.teardown(async () => {
+    const dropping = new pg.Client(database)
+    await dropping.connect()
+    try {
+      // The privileges a test granted it on `database` first.
+      await dropping.query(`DROP OWNED BY ${role}`)
+      await dropping.query(`DROP ROLE ${role}`)
+    } finally {
+      await dropping.end()
+    }
+  })
+  const url = new URL(database)
+  url.username = role
+  url.password = 'app-password'
+  return url.toString()
+}
+
 /** A pool on `url`, ended with the test `t`. */
 export function testPool (t: Test, url: string, options: pg.PoolConfig = {}): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 20, ...options })

@@ -4,9 +4,9 @@ import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { loadConfig } from '../../../lib/config/load.js'
-import { REWORDED_MIGRATIONS, migrate, migrateDatabase, schemaVersions } from '../../../lib/postgres/migrations.js'
+import { REWORDED_MIGRATIONS, migrate, migrateDatabase, prepareDatabase, schemaVersions } from '../../../lib/postgres/migrations.js'
 import { SAMPLE_USERS } from '../../../schemas/user.js'
-import { testPostgres } from '../../helpers/postgres.js'
+import { testPostgres, unprivilegedUrl } from '../../helpers/postgres.js'
 
 t.test('the migrations', async (t) => {
   const server = await testPostgres()
@@ -51,6 +51,32 @@ t.test('the migrations', async (t) => {
     t.equal(await version(serving), 0, 'the service\'s was not')
     t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
     await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'API_ERR_NO_DATABASE' })
+  })
+
+  t.test('migrations as a role that may not create in schema public: the settings that run them as one that may are named', async (t) => {
+    const database = await server.createDatabase()
+    const app = await unprivilegedUrl(t, database)
+    const quiet = { info () {}, warn () {} }
+    const denied = 'may not change the schema (permission denied for schema public)'
+    const role = new URL(app).username
+    await t.rejects(prepareDatabase(loadConfig({ DATABASE_URL: app }), quiet), {
+      message: `The role ${role} of DATABASE_URL ${denied}: set DATABASE_MIGRATION_URL to a role that may (the schema's owner), or apply the migrations as such a role with \`npm run migrate\` (\`node dist/bundle/server.js migrate\` in the image) and start with MIGRATE_ON_START=false`
+    }, 'at start: the migration role, or the release step')
+    await t.rejects(migrateDatabase(loadConfig({ DATABASE_URL: app }), quiet), {
+      message: `The role ${role} of DATABASE_URL ${denied}: set DATABASE_MIGRATION_URL to a role that may (the schema's owner)`
+    }, 'the release step itself: the migration role')
+    await t.rejects(migrateDatabase(loadConfig({ DATABASE_URL: database, DATABASE_MIGRATION_URL: app }), quiet), {
+      message: `The role ${role} of DATABASE_MIGRATION_URL ${denied}: give DATABASE_MIGRATION_URL a role that owns the schema (deploy/README.md has the grants)`
+    }, 'a migration role that may not either')
+    // Either way out named: the owner's role as DATABASE_MIGRATION_URL, or the migrations applied
+    // before and MIGRATE_ON_START=false; the service's role with the grants of deploy/README.md.
+    await prepareDatabase(loadConfig({ DATABASE_URL: app, DATABASE_MIGRATION_URL: database }), quiet)
+    const admin = new pg.Client(database)
+    await admin.connect()
+    await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
+    await admin.end()
+    await prepareDatabase(loadConfig({ DATABASE_URL: app, MIGRATE_ON_START: 'false' }), quiet)
+    t.pass('with DATABASE_MIGRATION_URL, or MIGRATE_ON_START=false after the migrations, the service\'s role starts')
   })
 
   t.test('migrations: a database that ran the former wording of 001 and 002 starts; any other text of them is refused', async (t) => {

@@ -125,6 +125,7 @@ export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogg
     }
     return
   }
+  // Behind DATABASE_POOLER=transaction the pool sets nothing a pooler could refuse: no try.
   if (parameters.statement_timeout !== undefined) await (await connectWithRetries(config, log, config.DATABASE_URL, parameters)).end()
   const client = await connectWithRetries(config, log, config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL)
   try {

@@ -1,6 +1,6 @@
 import fastifyPostgres from '@fastify/postgres'
 import type { FastifyInstance } from 'fastify'
-import { redactedUrl } from '../../lib/postgres/connect.js'
+import { connectionParameters, redactedUrl } from '../../lib/postgres/connect.js'
 import { itemSerializer } from '../../lib/postgres/item-serializer.js'
 import { prepareDatabase } from '../../lib/postgres/migrations.js'
 import { postgresRepository } from '../../lib/postgres/repository.js'
@@ -32,12 +32,12 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   // then only the client's bound ends the wait (with a 503). Its cost, a timer armed and cleared per
   // statement, is a statement's, not a request's: reads by id, inserts and short lists made together
   // share one (lib/postgres/batcher.ts).
-  const pooled = config.DATABASE_POOLER === 'transaction'
   await fastify.register(fastifyPostgres, {
     connectionString: config.DATABASE_URL,
     max: config.DATABASE_POOL_SIZE,
     connectionTimeoutMillis: timeout,
-    ...(pooled ? {} : { statement_timeout: timeout }),
+    // The same parameters as start-up's trial connection, which stops the start when a pooler refuses them.
+    ...connectionParameters(config),
     query_timeout: timeout,
     keepAlive: true,
     application_name: 'servant-example-api'
@@ -48,6 +48,8 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
   pool.on('error', (err) => log.warn({ err }, 'an idle database connection failed'))
   log.info({ database: redactedUrl(config.DATABASE_URL!) }, 'using the PostgreSQL store')
 
+  // Named statements are prepared on a server connection, which a transaction pooler does not keep.
+  const namedStatements = config.DATABASE_POOLER !== 'transaction'
   // Lists leave two connections to everything else: a write, a read by id, readiness.
   const slots = new Slots(Math.max(1, config.DATABASE_POOL_SIZE - 2), timeout)
   return {
@@ -55,9 +57,9 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
       sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') },
       serializer: itemSerializer<User>(UserSchema),
       slots,
-      namedStatements: !pooled
+      namedStatements
     }),
-    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots, namedStatements: !pooled }),
+    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots, namedStatements }),
     async check () {
       await run(pool, { text: 'SELECT 1' })
     }

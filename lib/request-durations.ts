@@ -1,4 +1,6 @@
-/** One series of the histogram: the requests of one method, route and status. */
+import { labelPairs } from './metrics/text-format.js'
+
+/** One series of a histogram: for the requests, those of one method, route and status. */
 export class DurationSeries {
   /** Observations per bucket, not cumulative: index i counts those ≤ bounds[i] and > bounds[i − 1]; the last, those above every bound. */
   readonly counts: Float64Array
@@ -19,27 +21,21 @@ export class DurationSeries {
   }
 }
 
-/** A label value in the text format: backslash, double quote and line feed escaped. */
-function labelValue (value: string): string {
-  return value.replace(/[\\"\n]/g, (c) => c === '\n' ? '\\n' : `\\${c}`)
-}
-
 /**
- * A Prometheus histogram of request durations by method, route and status code, kept in plain
- * counters and written in the text exposition format (0.0.4) when scraped. A request costs a
- * bucket search and three additions: the caller keeps each series it gets (by route, method and
- * status), so nothing is hashed or validated per request, which prom-client's `labels().observe()`
- * does on every call.
+ * A Prometheus histogram of durations (of requests by method, route and status code; of database
+ * queries), kept in plain counters and written in the text exposition format (0.0.4) when scraped.
+ * An observation costs a bucket search and three additions: the caller keeps each series it gets
+ * (for requests, by route, method and status), so nothing is hashed or validated per observation,
+ * which prom-client's `labels().observe()` does on every call.
  */
 export class DurationHistogram {
   readonly #series: DurationSeries[] = []
 
   constructor (readonly name: string, readonly help: string, readonly bounds: readonly number[]) {}
 
-  /** A new series for these labels: the caller asks once per combination and keeps it. */
-  series (method: string, route: string, statusCode: number): DurationSeries {
-    const labels = `method="${labelValue(method)}",route="${labelValue(route)}",status_code="${statusCode}"`
-    const series = new DurationSeries(labels, this.bounds)
+  /** A new series for these labels (none: the histogram's only series): the caller asks once per combination and keeps it. */
+  series (labels: Readonly<Record<string, string | number>> = {}): DurationSeries {
+    const series = new DurationSeries(labelPairs(labels), this.bounds)
     this.#series.push(series)
     return series
   }
@@ -52,9 +48,10 @@ export class DurationHistogram {
       let cumulative = 0
       for (const [index, bound] of [...this.bounds, '+Inf' as const].entries()) {
         cumulative += counts[index] as number
-        lines.push(`${name}_bucket{le="${bound}",${labels}} ${cumulative}`)
+        lines.push(`${name}_bucket{le="${bound}"${labels === '' ? '' : `,${labels}`}} ${cumulative}`)
       }
-      lines.push(`${name}_sum{${labels}} ${sum}`, `${name}_count{${labels}} ${count}`)
+      const braced = labels === '' ? '' : `{${labels}}`
+      lines.push(`${name}_sum${braced} ${sum}`, `${name}_count${braced} ${count}`)
     }
     return lines.join('\n') + '\n'
   }
@@ -70,7 +67,7 @@ export function routeSeries (histogram: DurationHistogram, route: string): (meth
     let byStatus = byMethod.get(method)
     if (byStatus === undefined) byMethod.set(method, byStatus = new Map())
     let series = byStatus.get(statusCode)
-    if (series === undefined) byStatus.set(statusCode, series = histogram.series(method, route, statusCode))
+    if (series === undefined) byStatus.set(statusCode, series = histogram.series({ method, route, status_code: statusCode }))
     return series
   }
 }

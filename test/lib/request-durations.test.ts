@@ -31,3 +31,19 @@ t.test('label values are escaped as the text format wants: backslash, double quo
   routeSeries(histogram, 'a\\b"c\nd')('GET', 200).observe(1)
   t.match(histogram.render(), 'route="a\\\\b\\"c\\nd"')
 })
+
+t.test('a histogram without labels: one series, `le` alone in braces, none on the sum and count', async (t) => {
+  const histogram = new DurationHistogram('q', 'Queries', [0.01])
+  const series = histogram.series()
+  series.observe(0.005)
+  series.observe(0.5)
+  t.equal(histogram.render(), [
+    '# HELP q Queries',
+    '# TYPE q histogram',
+    'q_bucket{le="0.01"} 1',
+    'q_bucket{le="+Inf"} 2',
+    'q_sum 0.505',
+    'q_count 2',
+    ''
+  ].join('\n'))
+})

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { RETRY_AFTER_SECONDS, exposed } from '../../lib/errors.js'
+import { checkReady } from '../../lib/readiness.js'
 import { errorResponses } from '../../schemas/common.js'
 import { ReadySchema } from '../../schemas/probes.js'
-import { NotReady } from '../../lib/error-codes.js'
 
 /**
  * GET /ready: readiness, for the reverse proxy and the orchestrator: 200 when this replica can
@@ -24,9 +23,8 @@ const ready: FastifyPluginAsyncTypebox = async (fastify) => {
     // either: a probe refused with 429 would take a ready replica out of service.
     config: { pressureHandler: () => {}, rateLimit: false }
   }, async () => {
-    if (fastify.closing) throw exposed(new NotReady('the service is shutting down'))
-    if (fastify.isUnderPressure()) throw exposed(new NotReady('the service is overloaded'), { 'retry-after': String(RETRY_AFTER_SECONDS) })
-    await fastify.store.check()
+    // lib/readiness.ts: the same check gives the `app_ready` metric.
+    await checkReady(fastify)
     return { status: 'ready' as const }
   })
 }

@@ -7,7 +7,8 @@ import { activeTracing } from '../../lib/tracing.js'
  * named by the route (`POST /users`), with the route pattern, method, status and request id, the
  * caller's `traceparent` continued, the PostgreSQL queries under it; the request's only span, its
  * status as the HTTP server conventions say (lib/tracing.ts, httpServerSpan). Its hook runs first
- * but for CORS's (plugins/edge/ loads in file order; the overload and rate-limit checks are the
+ * but for the metrics' count of requests in flight and CORS's (plugins/edge/ loads in file order,
+ * CORS after the metrics; the overload and rate-limit checks are the
  * routes' own hooks, which run after), so the span covers their refusals too. Tracing off,
  * nothing is registered: no hook, no decorator.
  *

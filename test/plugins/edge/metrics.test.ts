@@ -1,11 +1,21 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import path from 'node:path'
+import pg from 'pg'
+import { Registry, collectDefaultMetrics } from 'prom-client'
 import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { bodyLimitOf } from '../../../lib/body-limit.js'
 import { METRICS_CONNECTION_LIMIT, RESERVED_DESCRIPTORS } from '../../../lib/connections.js'
-import { METRICS_LISTENER } from '../../../plugins/edge/metrics.js'
-import { assertError, build, json, logSink, startServer, until } from '../../helpers/index.js'
+import { memoryLimit, memoryLimitSeries } from '../../../lib/metrics/memory-limit.js'
+import { REFUSAL_CAUSES } from '../../../lib/metrics/refusals.js'
+import { packageInfo } from '../../../lib/package-info.js'
+import { METRICS_LISTENER, READY_CHECK_TIMEOUT_MS } from '../../../plugins/edge/metrics.js'
+import { UserSchema } from '../../../schemas/user.js'
+import { assertError, build, json, logSink, startServer, testDatabase, until, type BuildOptions } from '../../helpers/index.js'
+import { tcpProxy, testPostgres } from '../../helpers/postgres.js'
 
 interface Sample {
   name: string
@@ -45,6 +55,20 @@ function parsePrometheus (text: string): Sample[] {
   return samples
 }
 
+/** The value of the sample `name` that has these labels (and maybe others); undefined when there is none. */
+const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+  samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value
+
+/** The refusals counted, by cause. */
+const refusals = (samples: Sample[]) =>
+  Object.fromEntries(REFUSAL_CAUSES.map((cause) => [cause, valueOf(samples, 'http_requests_refused_total', { cause })]))
+
+/** No refusal of any cause. */
+const NONE_REFUSED = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0 }
+
+/** The hooks the metrics add to the API's routes. */
+const HOOKS = [/measureRequest/, /countInFlight/, /countRefusal/]
+
 const requestCount = (samples: Sample[], labels: Record<string, string>) =>
   samples.find((sample) => sample.name === 'http_request_duration_seconds_count' &&
     Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value
@@ -53,9 +77,9 @@ const requestCount = (samples: Sample[], labels: Record<string, string>) =>
  * The app, its log lines and the address of its metrics listener (METRICS_HOST:METRICS_PORT; any
  * free port in the tests), as its log says it: `address` is null when no listener was opened.
  */
-async function buildWithMetrics (t: Test, env: Record<string, string> = {}) {
+async function buildWithMetrics (t: Test, env: Record<string, string> = {}, { onRoute }: Pick<BuildOptions, 'onRoute'> = {}) {
   const logs = logSink()
-  const app = await build(t, env, { logger: logs.logger })
+  const app = await build(t, env, { logger: logs.logger, onRoute })
   const listening = logs.entries.find((entry) => entry.msg === 'metrics listening')
   return { app, logs: logs.entries, address: (listening?.address ?? null) as AddressInfo | null }
 }
@@ -155,10 +179,221 @@ t.test('the listener opens with the app and closes with it; METRICS_HOST and MET
 t.test('METRICS=false: no listener, and nothing is measured', async (t) => {
   const { app, address } = await buildWithMetrics(t, { METRICS: 'false', DOCS_CATCH_ALL: 'false' })
   t.equal(address, null)
-  t.notMatch(app.printRoutes({ includeHooks: true }), /measureRequest/, 'no hook on any route')
-  const on = await build(t, { DOCS_CATCH_ALL: 'false' })
-  t.match(on.printRoutes({ includeHooks: true }), /measureRequest/, 'the hook the check looks for, when METRICS is on')
+  const hooks = app.printRoutes({ includeHooks: true })
+  for (const hook of HOOKS) t.notMatch(hooks, hook, `no ${hook.source} hook on any route`)
+  const on = (await build(t, { DOCS_CATCH_ALL: 'false' })).printRoutes({ includeHooks: true })
+  for (const hook of HOOKS) t.match(on, hook, `the ${hook.source} hook the check looks for, when METRICS is on`)
 })
+
+/** The samples of a scrape of the metrics listener. */
+const samplesOf = async (address: AddressInfo | null) => parsePrometheus((await scrape(address)).body)
+
+t.test('the series of the service itself, from the start: nothing in flight, every cause of refusal at 0, what runs, ready, the memory limit', async (t) => {
+  const previous = process.env.GIT_COMMIT
+  process.env.GIT_COMMIT = '0123abc'
+  t.teardown(() => { if (previous === undefined) delete process.env.GIT_COMMIT; else process.env.GIT_COMMIT = previous })
+  const { address } = await buildWithMetrics(t)
+  const samples = await samplesOf(address)
+  t.equal(valueOf(samples, 'http_requests_in_flight'), 0, 'in flight: none; the scrape is not an API request')
+  t.same(refusals(samples), NONE_REFUSED, 'every cause, at 0')
+  t.same(samples.filter((sample) => sample.name === 'app_build_info'),
+    [{ name: 'app_build_info', labels: { version: packageInfo.version, commit: '0123abc', node_version: process.version }, value: 1 }], 'what runs: the commit of GIT_COMMIT')
+  t.equal(valueOf(samples, 'app_ready'), 1, 'ready')
+  const limit = memoryLimit()
+  t.equal(valueOf(samples, 'app_memory_limit_bytes'), limit, limit === undefined ? 'no memory limit here: no series' : 'the memory limit')
+  t.notOk(samples.some((sample) => sample.name.startsWith('db_')), 'no pool without a database')
+})
+
+/** The app listening on a free port of the loopback; its port. */
+async function listening (app: FastifyInstance): Promise<number> {
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return (app.server.address() as AddressInfo).port
+}
+
+t.test('http_requests_in_flight: a request held open is 1 until it is answered, or until its client goes away', async (t) => {
+  const { app, address } = await buildWithMetrics(t)
+  const port = await listening(app)
+  const inFlight = async () => valueOf(await samplesOf(address), 'http_requests_in_flight')
+  const body = JSON.stringify({ name: 'Ada', age: 36, email: 'ada@example.com', registration_date: '1815-12-10' })
+  const head = `POST /users HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+
+  // Headers and half the body: the request has arrived, its answer waits for the rest.
+  const sender = net.connect(port, '127.0.0.1')
+  t.teardown(() => sender.destroy())
+  let received = ''
+  sender.setEncoding('utf8').on('data', (chunk: string) => { received += chunk })
+  sender.write(head + body.slice(0, 10))
+  await until(async () => await inFlight() === 1)
+  t.equal(await inFlight(), 1, 'held: 1')
+  sender.write(body.slice(10))
+  await until(() => received.startsWith('HTTP/1.1 204'))
+  await until(async () => await inFlight() === 0)
+  t.pass('answered: 0')
+
+  const leaver = net.connect(port, '127.0.0.1')
+  leaver.on('error', () => {})
+  leaver.write(head + body.slice(0, 10))
+  await until(async () => await inFlight() === 1)
+  leaver.destroy()
+  await until(async () => await inFlight() === 0)
+  t.pass('its client gone before the answer: 0, not 1 for ever')
+})
+
+t.test('http_requests_refused_total: an overload 503 counts under overload alone; app_ready is 0 while overloaded', async (t) => {
+  const { app, address } = await buildWithMetrics(t, { PRESSURE_MAX_HEAP_USED_BYTES: '1' })
+  let overloaded = 0
+  await until(async () => {
+    const res = await app.inject({ url: '/hello' })
+    if (res.statusCode === 503) overloaded++
+    return res.statusCode === 503
+  })
+  assertError(t, await app.inject({ url: '/no-such-path' }), 503, 'overloaded')
+  assertError(t, await app.inject({ url: '/ready' }), 503, 'Not ready: the service is overloaded')
+  const samples = await samplesOf(address)
+  t.same(refusals(samples), { ...NONE_REFUSED, overload: overloaded + 1 }, 'each 503 of overload, a route\'s or not; not /ready\'s own answer')
+  t.equal(valueOf(samples, 'app_ready'), 0, 'not ready')
+})
+
+t.test('http_requests_refused_total: a rate-limit 429 counts under rate_limit alone', async (t) => {
+  const { app, address } = await buildWithMetrics(t, { RATE_LIMIT_MAX: '1' })
+  t.equal((await app.inject({ url: '/hello' })).statusCode, 200)
+  assertError(t, await app.inject({ url: '/hello' }), 429)
+  t.same(refusals(await samplesOf(address)), { ...NONE_REFUSED, rate_limit: 1 })
+})
+
+t.test('http_requests_refused_total: a failed-login 429 counts under failed_logins alone; the 401s before it do not count', async (t) => {
+  const { app, address } = await buildWithMetrics(t, { BASIC_AUTH_USERS: 'servant:server', AUTH_FAILURE_LIMIT: '2' })
+  const login = () => app.inject({ url: '/users/list-all', headers: { authorization: `Basic ${Buffer.from('servant:guess').toString('base64')}` } })
+  for (let i = 0; i < 2; i++) assertError(t, await login(), 401)
+  assertError(t, await login(), 429, 'Too many failed authentications')
+  t.same(refusals(await samplesOf(address)), { ...NONE_REFUSED, failed_logins: 1 })
+})
+
+t.test('http_requests_refused_total: a 413 counts under body_too_large alone; other client errors do not count', async (t) => {
+  const { app, address } = await buildWithMetrics(t)
+  const json = { 'content-type': 'application/json' }
+  assertError(t, await app.inject({ method: 'POST', url: '/users', headers: json, payload: ' '.repeat(bodyLimitOf(UserSchema) + 1) }), 413)
+  assertError(t, await app.inject({ method: 'POST', url: '/users', headers: json, payload: '{}' }), 400)
+  assertError(t, await app.inject({ url: '/users/99' }), 404)
+  t.same(refusals(await samplesOf(address)), { ...NONE_REFUSED, body_too_large: 1 })
+})
+
+t.test('app_ready is 0 from the moment the app starts closing, while it drains', async (t) => {
+  const { app, address } = await buildWithMetrics(t, { SHUTDOWN_DRAIN: '8000' })
+  const port = await listening(app)
+  // A keep-alive connection keeps the drain going: the metrics listener answers meanwhile.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const get = (url: string) => new Promise<number>((resolve, reject) => {
+    http.get(`http://127.0.0.1:${port}${url}`, { agent }, (res) => { res.resume().on('end', () => resolve(res.statusCode!)) }).on('error', reject)
+  })
+  t.equal(await get('/ready'), 200)
+  t.equal(valueOf(await samplesOf(address), 'app_ready'), 1, 'ready')
+  const started = Date.now()
+  const closed = app.close()
+  await until(async () => valueOf(await samplesOf(address), 'app_ready') === 0)
+  t.ok(Date.now() - started < 8000, 'closing: not ready, during the drain')
+  t.equal(await get('/ready'), 503, 'as /ready answers, on a connection still open')
+  agent.destroy()
+  await closed
+})
+
+t.test('with the PostgreSQL store: the pool\'s gauges, its acquisitions and the queries move; app_ready is 0 while the database is unreachable', async (t) => {
+  const postgres = await testPostgres()
+  const proxy = await tcpProxy(t, postgres.port)
+  const url = (await postgres.createDatabase()).replace(`:${postgres.port}/`, `:${proxy.port}/`)
+  // The app's own pool, as its routes see it.
+  let pool: pg.Pool | undefined
+  const { app, address } = await buildWithMetrics(t, { DATABASE_URL: url, DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT: '3000' }, {
+    onRoute (this: FastifyInstance) { pool ??= this.hasDecorator('pg') ? this.pg.pool : undefined }
+  })
+  const count = (samples: Sample[], name: string) => valueOf(samples, `${name}_count`) as number
+
+  const before = await samplesOf(address)
+  t.equal(valueOf(before, 'db_pool_max_connections'), 4, 'the pool\'s size: DATABASE_POOL_SIZE')
+  t.equal(valueOf(before, 'app_ready'), 1, 'ready')
+  t.equal(valueOf(before, 'db_pool_waiting_requests'), 0)
+  t.equal((await app.inject({ method: 'POST', url: '/users', payload: { name: 'Ada', age: 36, email: 'ada@example.com', registration_date: '1815-12-10' } })).statusCode, 204)
+  t.equal((await app.inject({ url: '/users/1' })).statusCode, 200)
+  const after = await samplesOf(address)
+  // Each scrape checks readiness with a query of its own: one acquisition and one query more.
+  t.ok(count(after, 'db_pool_acquire_duration_seconds') >= count(before, 'db_pool_acquire_duration_seconds') + 3, 'acquisitions: the requests\' and the scrape\'s')
+  t.ok(count(after, 'db_query_duration_seconds') >= count(before, 'db_query_duration_seconds') + 3, 'queries: the requests\' and the scrape\'s')
+
+  const held = [await pool!.connect(), await pool!.connect()]
+  let samples = await samplesOf(address)
+  t.equal(valueOf(samples, 'db_pool_connections', { state: 'used' }), 2, 'two connections held: used')
+  const idle = valueOf(samples, 'db_pool_connections', { state: 'idle' })!
+  t.ok(idle >= 0 && idle <= 2, 'the rest idle')
+  held.push(await pool!.connect(), await pool!.connect())
+  const waiting = pool!.connect()
+  samples = await samplesOf(address)
+  t.equal(valueOf(samples, 'db_pool_waiting_requests'), 2, 'the pool full: a request waiting, and the scrape\'s readiness check')
+  t.equal(valueOf(samples, 'app_ready'), 0, 'its readiness check got no connection within the probe\'s timeout: not ready')
+  for (const client of held) client.release()
+  ;(await waiting).release()
+
+  await proxy.stopped()
+  samples = await samplesOf(address)
+  t.equal(valueOf(samples, 'app_ready'), 0, 'the database gone: not ready')
+  assertError(t, await app.inject({ url: '/ready' }), 503, 'The database is unavailable')
+  proxy.blackhole()
+  const started = Date.now()
+  samples = await samplesOf(address)
+  t.equal(valueOf(samples, 'app_ready'), 0, 'the database silent: not ready')
+  t.ok(Date.now() - started < READY_CHECK_TIMEOUT_MS + 1000, `the scrape answers after the readiness check's own timeout (${Date.now() - started} ms)`)
+  proxy.restore()
+  await until(async () => valueOf(await samplesOf(address), 'app_ready') === 1)
+  t.pass('ready again with the database')
+})
+
+t.test('METRICS=false with the PostgreSQL store: the pool is pg\'s own, not wrapped', async (t) => {
+  let pool: pg.Pool | undefined
+  await build(t, { METRICS: 'false', DATABASE_URL: await testDatabase() }, {
+    onRoute (this: FastifyInstance) { pool ??= this.hasDecorator('pg') ? this.pg.pool : undefined }
+  })
+  t.equal(pool!.connect, pg.Pool.prototype.connect, 'connect is the pool\'s own')
+  const client = await pool!.connect()
+  t.teardown(() => client.release())
+  t.equal(client.query, pg.Client.prototype.query, 'and so is a connection\'s query')
+})
+
+/** Prometheus's promtool, when installed (Debian's `prometheus` package has it). */
+const promtool = spawnSync('promtool', ['--version']).error === undefined ? 'promtool' : undefined
+
+/** promtool's verdict on a text: its exit status and each problem it reports. */
+function promtoolCheck (text: string) {
+  const { status, stdout, stderr } = spawnSync(promtool!, ['check', 'metrics'], { input: text, encoding: 'utf8' })
+  return { status, problems: `${stdout}${stderr}`.split('\n').filter((line) => line !== '') }
+}
+
+t.test('promtool check metrics on the real output: it parses, and no series of the service breaks a naming rule', {
+  skip: promtool === undefined ? 'promtool (Prometheus) is not installed: the output is not checked by Prometheus\'s own parser and linter' : false
+}, async (t) => {
+  const { app, address } = await buildWithMetrics(t, { DATABASE_URL: await testDatabase() })
+  await app.inject({ url: '/users/1' })
+  const text = (await scrape(address)).body
+  for (const name of ['http_request_duration_seconds_count', 'http_requests_in_flight', 'http_requests_refused_total', 'app_build_info', 'app_ready',
+    'db_pool_connections', 'db_pool_max_connections', 'db_pool_waiting_requests', 'db_pool_acquire_duration_seconds_count', 'db_query_duration_seconds_count']) {
+    t.match(text, new RegExp(`^${name}[{ ]`, 'm'), `${name} is in the output checked`)
+  }
+  const { status, problems } = promtoolCheck(text)
+  t.notOk(problems.some((problem) => /error while linting|parsing error/.test(problem)), 'it parses')
+  // prom-client's own process metrics name three gauges `_total`, which the linter reports: theirs, not ours.
+  const processNames = await processMetricNames()
+  t.same(problems.filter((problem) => !processNames.some((name) => problem.startsWith(`${name} `))), [], 'no problem with a series of the service')
+  t.ok(status === 0 || (status === 3 && problems.length > 0), `promtool's status: ${status}`)
+
+  const limit = promtoolCheck(memoryLimitSeries(() => 2 ** 30))
+  t.same(limit, { status: 0, problems: [] }, 'app_memory_limit_bytes, absent here, checked by itself')
+})
+
+/** The names of prom-client's process metrics. */
+async function processMetricNames (): Promise<string[]> {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  return (await registry.getMetricsAsJSON()).map((metric) => metric.name)
+}
 
 /** A connection to a metrics listener that sends `request` (if any) and keeps what it receives; `closed` once the server closes it. */
 function connection (address: AddressInfo | null, request = '') {

@@ -49,6 +49,11 @@ COPY --from=build /app/dist/bundle dist/bundle
 COPY package.json ./
 COPY static static
 COPY migrations migrations
+# The commit built, a label of the app_build_info metric: docker build --build-arg GIT_COMMIT=$(git
+# rev-parse HEAD) . (compose.yaml passes it on); `unknown` without it. Last, so that another
+# commit rebuilds no layer above.
+ARG GIT_COMMIT=unknown
+ENV GIT_COMMIT=${GIT_COMMIT}
 # The node user and group by number: a kubelet verifies runAsNonRoot only for a numeric user.
 USER 1000:1000
 # The API, and GET /metrics on a port of its own (METRICS_PORT) for the scraper: publish only 3000.

@@ -71,3 +71,11 @@ t.test('the runtime stage runs as the node user by number, which a kubelet can v
   // would run as well, but runAsNonRoot refuses a user it cannot tell is not 0.
   t.same(runtime.filter((line) => line.startsWith('USER ')), ['USER 1000:1000'], 'one USER, uid:gid')
 })
+
+t.test('the runtime image records the commit it was built from, for app_build_info', async (t) => {
+  const lines = dockerfile.split('\n')
+  const runtime = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')))
+  t.ok(runtime.includes('ARG GIT_COMMIT=unknown'), 'a build argument, unknown by default')
+  t.ok(runtime.includes('ENV GIT_COMMIT=$' + '{GIT_COMMIT}'), 'kept in the image\'s environment')
+  t.ok(runtime.findIndex((line) => line.startsWith('ARG GIT_COMMIT')) > runtime.findLastIndex((line) => line.startsWith('COPY ')), 'after the copies: another commit rebuilds no layer of files')
+})

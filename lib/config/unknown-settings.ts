@@ -2,9 +2,10 @@ import { EnvSchema } from './schema.js'
 
 /**
  * Variables of other programs that a .env may well hold for the service's process: Node's own,
- * fastify-cli's options (`FASTIFY_*`), the PostgreSQL driver's defaults (`PG*`), OpenTelemetry's.
+ * fastify-cli's options (`FASTIFY_*`), the PostgreSQL driver's defaults (`PG*`), OpenTelemetry's,
+ * and the commit the build records (GIT_COMMIT, a label of app_build_info: lib/metrics/build-info.ts).
  */
-const OTHERS_VARIABLES = /^(NODE_\w+|UV_THREADPOOL_SIZE|TZ|FASTIFY_\w+|PG[A-Z]+|OTEL_\w+)$/
+const OTHERS_VARIABLES = /^(NODE_\w+|UV_THREADPOOL_SIZE|TZ|FASTIFY_\w+|PG[A-Z]+|OTEL_\w+|GIT_COMMIT)$/
 
 /**
  * Edit distance between two names: insertions, deletions, substitutions, and two neighbouring

@@ -2,7 +2,7 @@ import t from 'tap'
 import { unknownSettings, warnUnknownSettings } from '../../../lib/config/unknown-settings.js'
 
 t.test('unknownSettings: the names of a .env that are no setting, with the one they likely meant', async (t) => {
-  t.same(unknownSettings(['PORT', 'DATABASE_URL', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PGSSLMODE', 'OTEL_SERVICE_NAME', 'FASTIFY_PORT', 'TZ']), [], 'settings, and other programs\' variables')
+  t.same(unknownSettings(['PORT', 'DATABASE_URL', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PGSSLMODE', 'OTEL_SERVICE_NAME', 'FASTIFY_PORT', 'TZ', 'GIT_COMMIT']), [], 'settings, and other programs\' variables')
   t.same(unknownSettings(['DATABSE_URL', 'LOG_LEVL', 'port', 'BASIC_AUTH_USER', 'METRIC_PORT', 'COLOUR', 'SOMETHING_ELSE']), [
     { name: 'DATABSE_URL', closest: 'DATABASE_URL' },
     { name: 'LOG_LEVL', closest: 'LOG_LEVEL' },

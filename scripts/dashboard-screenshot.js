@@ -76,7 +76,7 @@ try {
 
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
   cleanups.push(() => browser.close())
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
   await page.goto(`${prometheusUrl}/graph?${params}`, { waitUntil: 'networkidle' })
   // Debian's Prometheus serves the classic page (rickshaw graphs); a query without data draws none.
   await sleep(3000)
@@ -84,6 +84,7 @@ try {
   if (drawn < queries.length) console.warn(`only ${drawn} of ${queries.length} graphs have data`)
   // The expressions and their graphs only: no navigation bar, buttons or range controls.
   await page.addStyleTag({ content: '.navbar, .query-history, .execute_btn, .expression_select, .prometheus_input_group, .nav-tabs, .eval_stats, .btn, a[name=remove] { display: none !important } body { padding-top: 0 !important }' })
+  await page.evaluate(() => document.activeElement?.blur())
   await sleep(1000)
   await page.screenshot({ path: output, fullPage: true })
   console.log(`${path.relative(process.cwd(), output)}: ${drawn} graphs`)

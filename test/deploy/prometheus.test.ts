@@ -14,7 +14,7 @@ import { freePort } from '../helpers/postgres-server.js'
 // deploy/grafana/dashboard.json, checked first as files, then against the real thing: Debian's
 // prometheus scraping the service on PostgreSQL, every rule and every panel's query evaluated by
 // it. Without /usr/bin/prometheus (`apt-get install prometheus`) those parts skip, saying so,
-// and with PROMETHEUS_REQUIRED=1 (.ci/run installs it and runs this file so) a Prometheus that
+// and with PROMETHEUS_REQUIRED=1 (.ci/run installs it and runs npm test so) a Prometheus that
 // is not where it is looked for fails the file as well.
 
 const PROMETHEUS = '/usr/bin/prometheus'

@@ -15,12 +15,13 @@ import type { Config } from '../../lib/config/schema.js'
 import { unknownSettings } from '../../lib/config/unknown-settings.js'
 import { projectRoot } from '../../lib/project-root.js'
 import { build, json } from '../helpers/index.js'
-import { applyJsonPatch, imageParts, kustomize, schemaProblems, type Manifest } from '../helpers/kustomize.js'
+import { applyJsonPatch, configMapHash, goJson, imageParts, kustomize, schemaProblems, type Manifest } from '../helpers/kustomize.js'
 
 // deploy/kubernetes/, checked offline (no cluster, kubectl or kustomize here): each kustomization
 // built as kustomize builds it, for the few fields it uses (anything else is refused, not guessed),
 // every object validated against the Kubernetes API's schemas, then what the manifests promise
-// about the service: probes, timings, the image's user, settings, selectors.
+// about the service: probes, timings, the image's user, settings (a ConfigMap named after its
+// content, so that a change rolls the pods), and selectors.
 
 const root = path.join(projectRoot, 'deploy', 'kubernetes')
 const readme = fs.readFileSync(path.join(projectRoot, 'deploy', 'README.md'), 'utf8')
@@ -70,6 +71,46 @@ t.test('the kustomize subset refuses what it does not build, rather than guessin
   t.same(object, { a: [1, 2, 3], b: { 'd/e': 4 } })
   t.same(imageParts('registry.example.com:5000/api:1.0@sha256:ab'), { name: 'registry.example.com:5000/api', tag: '1.0', digest: 'sha256:ab' })
   t.same(imageParts('registry.example.com:5000/api'), { name: 'registry.example.com:5000/api', digest: undefined })
+  const kustomization = (fields: string) => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n${fields}`
+  const build = (files: Record<string, string>) => () => kustomize(t.testdir({ 'kustomization.yaml': kustomization(''), ...files }))
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    files: [x.txt]\n') }), /files: not built/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    options:\n      immutable: true\n') }), /options.immutable: not built/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    literals: [A=1, A=2]\n') }), /illegally repeats the key `A`/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    literals: [=1]\n') }), /expected key=value/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    behavior: merge\n    literals: [A=1]\n') }), /does not exist; cannot merge/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n  - name: a\n') }), /exists already/)
+  t.throws(build({ 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: a\n    envs: [a.env]\n'), 'a.env': 'NOT A NAME=1\n' }), /not an environment variable's name/)
+})
+
+t.test('the kustomize subset generates ConfigMaps as kustomize does, their content\'s hash in their name', async (t) => {
+  // kustomize's own figures: api/hasher/hasher_test.go (the hash alone) and api/krusty/configmaps_test.go (builds).
+  const configMap = (fields: Record<string, unknown>): Manifest => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'any' }, ...fields })
+  t.equal(configMapHash(configMap({})), '6ct58987ht', 'no data')
+  t.equal(configMapHash(configMap({ data: { one: '' } })), '9g67k2htb6', 'one key')
+  t.equal(configMapHash(configMap({ data: { two: 2, one: '', three: 3 } })), '7757f9kkct', 'three keys, sorted')
+  t.equal(configMapHash(configMap({ binaryData: { one: '' } })), '6mtk2m274t', 'binary data')
+  t.equal(configMapHash(configMap({ data: { one: '' }, binaryData: { two: '' } })), '698h7c7t9m', 'both')
+  t.equal(goJson({ b: '<a & b>\u2028', a: [1, true, null] }), '{"a":[1,true,null],"b":"\\u003ca \\u0026 b\\u003e\\u2028"}', 'as Go\'s json.Marshal: sorted keys, HTML characters escaped')
+
+  const kustomization = (fields: string) => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n${fields}`
+  const dir = t.testdir({
+    literals: { 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: bob\n    literals:\n      - fruit=Indian Gooseberry\n      - year=2020\n      - crisis=true\n') },
+    base: { 'kustomization.yaml': kustomization('configMapGenerator:\n  - name: bob\n    literals: [fruit=Indian Gooseberry, year=2020, crisis=true]\n  - name: test-configmap\n    behavior: create\n    envs: [properties]\n'), properties: '\nVAR1=100\n' },
+    overlay: {
+      'kustomization.yaml': kustomization('resources: [../base]\nnamespace: there\nconfigMapGenerator:\n  - name: bob\n    behavior: merge\n    literals: [month=12]\n  - name: test-configmap\n    behavior: merge\n    envs: [properties]\n'),
+      properties: '\nVAR2=200\n'
+    },
+    parsing: {
+      'kustomization.yaml': kustomization('configMapGenerator:\n  - name: parsed\n    envs: [a.env]\n    literals: [\'QUOTED="a b"\', "SINGLE=\'c\'", \'HALF="d\', EQUALS=e=f]\n'),
+      'a.env': '\uFEFF# a comment\n   SPACED=x # not a comment\nKEY_ONLY\n\n  # another\nRAW="kept"\n'
+    }
+  })
+  const names = (folder: string) => kustomize(path.join(dir, folder)).map((object) => `${object.metadata.namespace ?? ''}/${object.metadata.name}`)
+  t.same(names('literals'), ['/bob-79t79mt227'], 'literals')
+  t.same(names('overlay'), ['there/bob-bk46gm59c6', 'there/test-configmap-hdghb5ddkg'], 'merged by an overlay: literals, env files')
+  const [parsed] = kustomize(path.join(dir, 'parsing'))
+  t.same(parsed?.data, { SPACED: 'x # not a comment', KEY_ONLY: '', RAW: '"kept"', QUOTED: 'a b', SINGLE: 'c', HALF: '"d', EQUALS: 'e=f' },
+    'an env file\'s values as they are, a literal\'s unquoted')
 })
 
 /** The objects of one build, by kind; exactly one of each that the service needs. */
@@ -278,6 +319,39 @@ for (const { folder, objects } of renders) {
     }
   })
 }
+
+t.test('a changed setting rolls the pods: the ConfigMap is named after its content, and the Deployment refers to that name', async (t) => {
+  const named = (objects: Manifest[]) => {
+    const configMaps = objects.filter((object) => object.kind === 'ConfigMap')
+    const pod = (objects.find((object) => object.kind === 'Deployment') as unknown as IDeployment).spec!.template
+    return { configMaps, pod, references: [...pod.spec!.initContainers ?? [], ...pod.spec!.containers].flatMap((container) => (container.envFrom ?? []).map((from) => from.configMapRef?.name)) }
+  }
+  for (const { folder, objects } of renders) {
+    const { configMaps, references } = named(objects)
+    t.equal(configMaps.length, 1, `${folder}: one ConfigMap`)
+    t.equal(configMaps[0]?.metadata.name, `servant-example-api-settings-${configMapHash(configMaps[0]!)}`, `${folder}: its name ends in its content's hash`)
+    t.same(new Set(references), new Set([configMaps[0]?.metadata.name]), `${folder}: both containers read it by that name`)
+  }
+  // The same manifests with one setting changed, in the base and in the overlay: another name, and
+  // a pod template that differs by that name only, which the Deployment rolls out.
+  const copy = t.testdir({})
+  fs.cpSync(root, copy, { recursive: true })
+  const edit = (file: string, from: string, to: string) => {
+    const text = fs.readFileSync(path.join(copy, file), 'utf8')
+    t.ok(text.includes(from), `${file} has ${from}`)
+    fs.writeFileSync(path.join(copy, file), text.replace(from, to))
+  }
+  edit('base/settings.env', 'DATABASE_POOL_SIZE=5', 'DATABASE_POOL_SIZE=4')
+  edit('overlays/example/kustomization.yaml', 'LOG_LEVEL=warn', 'LOG_LEVEL=error')
+  for (const [folder, changed] of [['base', 'base'], ['overlays/example', 'overlays/example']]) {
+    const before = named(renders.find((render) => render.folder === folder)!.objects)
+    const after = named(kustomize(path.join(copy, changed!)))
+    t.not(after.configMaps[0]?.metadata.name, before.configMaps[0]?.metadata.name, `${folder}: a new ConfigMap name`)
+    const renamed = JSON.parse(JSON.stringify(before.pod).replaceAll(before.configMaps[0]!.metadata.name, after.configMaps[0]!.metadata.name))
+    t.same(after.pod, renamed, `${folder}: the pod template differs by that name only`)
+  }
+  t.notMatch(readme, /rollout restart/, 'deploy/README.md no longer asks for a restart after a change of settings')
+})
 
 t.test('the overlays set an image tag or digest and a namespace', async (t) => {
   for (const { folder, objects } of renders.slice(1)) {

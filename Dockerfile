@@ -54,8 +54,12 @@ COPY migrations migrations
 # commit rebuilds no layer above.
 ARG GIT_COMMIT=unknown
 ENV GIT_COMMIT=${GIT_COMMIT}
-# The node user and group by number: a kubelet verifies runAsNonRoot only for a numeric user.
-USER 1000:1000
+# Not root, and by number: a kubelet verifies runAsNonRoot only for a numeric user. 10001, which
+# no account of the image has (node's is 1000) nor, above 10000, any of a host's: a process that
+# got out of the container would be nobody there. Any uid runs the image: its files are root's
+# and readable by all (copied as they are, nothing chowned or chmodded), and the service writes
+# none (the code cache is written above, at build time; logs go to stdout).
+USER 10001:10001
 # The API, and GET /metrics on a port of its own (METRICS_PORT) for the scraper: publish only 3000.
 EXPOSE 3000 9091
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \

@@ -64,12 +64,19 @@ t.test('every stage is built on one base image, Node\'s major, pinned by digest'
   t.same(froms, [arg, arg, arg], 'the three stages')
 })
 
-t.test('the runtime stage runs as the node user by number, which a kubelet can verify is not root', async (t) => {
-  const lines = dockerfile.split('\n')
+t.test('the runtime stage runs as a user of its own by number, above 10000, and any user can run it', async (t) => {
+  const lines = dockerfile.split('\n').filter((line) => line !== '' && !line.startsWith('#'))
   const runtime = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')))
-  // The node images create their node user and group as 1000 (docker-node's Dockerfiles): a name
-  // would run as well, but runAsNonRoot refuses a user it cannot tell is not 0.
-  t.same(runtime.filter((line) => line.startsWith('USER ')), ['USER 1000:1000'], 'one USER, uid:gid')
+  // A kubelet verifies runAsNonRoot only for a numeric user; above 10000 it is no account of the
+  // image's (node is 1000) nor of a host's (kube-score's container-security-context-user-group-id).
+  const users = runtime.filter((line) => line.startsWith('USER '))
+  t.equal(users.length, 1, 'one USER')
+  const [uid, gid] = (/^USER (\d+):(\d+)$/.exec(users[0] ?? '') ?? []).slice(1).map(Number)
+  t.ok(uid !== undefined && uid >= 10000 && gid !== undefined && gid >= 10000, `uid:gid, both 10000 or more (${users[0]})`)
+  // Its files stay root's and as readable as they were copied: nothing changes their owner or
+  // mode, and nothing runs in the stage, so that a pod's runAsUser, whatever it is, reads them.
+  t.same(runtime.filter((line) => /^COPY .*--(chown|chmod)/.test(line)), [], 'no COPY --chown or --chmod')
+  t.same(runtime.filter((line) => line.startsWith('RUN ')), [], 'no RUN')
 })
 
 t.test('the runtime image records the commit it was built from, for app_build_info', async (t) => {

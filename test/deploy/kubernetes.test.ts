@@ -16,12 +16,14 @@ import { unknownSettings } from '../../lib/config/unknown-settings.js'
 import { projectRoot } from '../../lib/project-root.js'
 import { build, json } from '../helpers/index.js'
 import { applyJsonPatch, configMapHash, goJson, imageParts, kustomize, schemaProblems, type Manifest } from '../helpers/kustomize.js'
+import { quantity } from '../helpers/quantity.js'
 
 // deploy/kubernetes/, checked offline (no cluster, kubectl or kustomize here): each kustomization
 // built as kustomize builds it, for the few fields it uses (anything else is refused, not guessed),
 // every object validated against the Kubernetes API's schemas, then what the manifests promise
 // about the service: probes, timings, the image's user, settings (a ConfigMap named after its
 // content, so that a change rolls the pods), and selectors.
+// kube-score's and kube-linter's checks: ./kube-checks.test.ts.
 
 const root = path.join(projectRoot, 'deploy', 'kubernetes')
 const readme = fs.readFileSync(path.join(projectRoot, 'deploy', 'README.md'), 'utf8')
@@ -351,6 +353,31 @@ t.test('a changed setting rolls the pods: the ConfigMap is named after its conte
     t.same(after.pod, renamed, `${folder}: the pod template differs by that name only`)
   }
   t.notMatch(readme, /rollout restart/, 'deploy/README.md no longer asks for a restart after a change of settings')
+})
+
+t.test('each container\'s ephemeral storage holds the log the kubelet keeps of it', async (t) => {
+  // kubelet's defaults: containerLogMaxSize 10Mi, containerLogMaxFiles 5; nothing else is written
+  // (the root filesystem is read-only).
+  const logs = 5 * 10 * 2 ** 20
+  for (const { folder, objects } of renders) {
+    const { pod } = parts(t, objects)
+    for (const container of [...pod.initContainers ?? [], ...pod.containers]) {
+      t.ok(quantity(container.resources?.limits?.['ephemeral-storage']) > logs, `${folder}, ${container.name}: limit above the 50 MiB of rotated log`)
+    }
+  }
+})
+
+t.test('the overlays\' NetworkPolicies let the pods reach the cluster\'s DNS and PostgreSQL', async (t) => {
+  const databasePort = Number(new URL(/DATABASE_URL='([^']+)'/.exec(readme)![1]!).port)
+  for (const { folder, objects } of renders.slice(1)) {
+    const { networkPolicies, labels } = parts(t, objects)
+    const egress = networkPolicies.filter((policy) => subset(policy.spec?.podSelector?.matchLabels, labels) && policy.spec?.policyTypes?.includes('Egress'))
+    const allows = (port: number, protocol: string) => egress.some((policy) => (policy.spec?.egress ?? []).some((rule) =>
+      (rule.ports ?? []).some((allowed) => allowed.port === port && (allowed.protocol ?? 'TCP') === protocol)))
+    t.ok(egress.length > 0, `${folder}: egress is restricted`)
+    t.ok(allows(53, 'UDP') && allows(53, 'TCP'), `${folder}: DNS`)
+    t.ok(allows(databasePort, 'TCP'), `${folder}: PostgreSQL's port (${databasePort}, deploy/README.md's DATABASE_URL)`)
+  }
 })
 
 t.test('the overlays set an image tag or digest and a namespace', async (t) => {

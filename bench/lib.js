@@ -112,8 +112,8 @@ export function startRaw (fixtures) {
 }
 
 /** A bare Fastify app answering the same bytes (see fastify-floor.js): the framework's own cost. */
-export function startFastifyFloor (fixtures) {
-  return startReplay('fastify-floor.js', fixtures, { LOG_LEVEL: 'warn' })
+export function startFastifyFloor (fixtures, env = {}) {
+  return startReplay('fastify-floor.js', fixtures, { LOG_LEVEL: 'warn', ...env })
 }
 
 /** What the service answers for a path: status, headers worth repeating, and the exact body bytes. */

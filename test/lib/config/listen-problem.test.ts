@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import t from 'tap'
 import { listenProblem, type Listener } from '../../../lib/config/listen-problem.js'
 
@@ -47,9 +49,21 @@ t.test('listenProblem: a port this process may not take names the port\'s settin
   const start = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'))
   if (!(start > 1)) return t.plan(0, `every port is unprivileged here (ip_unprivileged_port_start ${start})`)
   const script = "require('net').createServer().listen(1, '127.0.0.1').on('error', (e) => console.log(JSON.stringify({ ...e, message: e.message })))"
-  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}) })
-  // A checkout the user nobody cannot reach (below a directory of mode 700): its Node does not run.
-  if (run.stdout === '') return t.plan(0, `the unprivileged process did not run: ${run.stderr.trim().split('\n')[0] ?? run.error}`)
+  let node = process.execPath
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  if (process.getuid?.() === 0) {
+    // A copy of this Node that nobody may run: the checkout may be below a directory of mode 700.
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'listen-problem-'))
+    t.teardown(() => fs.rmSync(directory, { recursive: true, force: true }))
+    fs.chmodSync(directory, 0o755)
+    node = path.join(directory, 'unprivileged-node')
+    fs.copyFileSync(process.execPath, node)
+    fs.chmodSync(node, 0o755)
+  }
+  // Without the loaders tap puts into a child's NODE_OPTIONS (nobody may not read them; reset by
+  // the shell, since tap sets them on every process spawned), nor the checkout as its directory.
+  const run = spawnSync('/bin/sh', ['-c', 'NODE_OPTIONS= exec "$0" -e "$1"', node, script], { encoding: 'utf8', cwd: os.tmpdir(), ...asNobody })
+  t.equal(run.error, undefined, 'the unprivileged process ran')
   const refused = Object.assign(new Error(), JSON.parse(run.stdout))
   t.equal(refused.code, 'EACCES')
   t.equal(listenProblem(refused, api('127.0.0.1', 1)), 'env/PORT: 1 cannot be listened on at 127.0.0.1 (listen EACCES: permission denied 127.0.0.1:1)')

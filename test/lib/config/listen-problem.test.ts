@@ -1,8 +1,4 @@
-import { spawnSync } from 'node:child_process'
-import fs from 'node:fs'
 import net from 'node:net'
-import os from 'node:os'
-import path from 'node:path'
 import t from 'tap'
 import { listenProblem, type Listener } from '../../../lib/config/listen-problem.js'
 
@@ -44,29 +40,14 @@ t.test('listenProblem: a host that does not resolve, or that is no address of th
 })
 
 t.test('listenProblem: a port this process may not take names the port\'s setting', async (t) => {
-  // Ports below net.ipv4.ip_unprivileged_port_start need a privilege: tried by a process without
-  // it (as root, the user nobody), whose error comes back with the fields Node gave it.
-  const start = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'))
-  if (!(start > 1)) return t.plan(0, `every port is unprivileged here (ip_unprivileged_port_start ${start})`)
-  const script = "require('net').createServer().listen(1, '127.0.0.1').on('error', (e) => console.log(JSON.stringify({ ...e, message: e.message })))"
-  let node = process.execPath
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-  if (process.getuid?.() === 0) {
-    // A copy of this Node that nobody may run: the checkout may be below a directory of mode 700.
-    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'listen-problem-'))
-    t.teardown(() => fs.rmSync(directory, { recursive: true, force: true }))
-    fs.chmodSync(directory, 0o755)
-    node = path.join(directory, 'unprivileged-node')
-    fs.copyFileSync(process.execPath, node)
-    fs.chmodSync(node, 0o755)
-  }
-  // Without the loaders tap puts into a child's NODE_OPTIONS (nobody may not read them; reset by
-  // the shell, since tap sets them on every process spawned), nor the checkout as its directory.
-  const run = spawnSync('/bin/sh', ['-c', 'NODE_OPTIONS= exec "$0" -e "$1"', node, script], { encoding: 'utf8', cwd: os.tmpdir(), ...asNobody })
-  t.equal(run.error, undefined, 'the unprivileged process ran')
-  const refused = Object.assign(new Error(), JSON.parse(run.stdout))
-  t.equal(refused.code, 'EACCES')
+  // Ports below net.ipv4.ip_unprivileged_port_start need a privilege, which a test cannot count on
+  // lacking (root has it, and a machine may open every port to all): the error as Node 24 raises
+  // it for the user nobody on port 1, its fields as JSON.stringify gave them.
+  const refused = Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:1'),
+    { code: 'EACCES', errno: -13, syscall: 'listen', address: '127.0.0.1', port: 1 })
   t.equal(listenProblem(refused, api('127.0.0.1', 1)), 'env/PORT: 1 cannot be listened on at 127.0.0.1 (listen EACCES: permission denied 127.0.0.1:1)')
+  t.equal(listenProblem(refused, { host: '127.0.0.1', port: 1, hostSetting: 'HOST', portSetting: 'METRICS_PORT' }), 'env/METRICS_PORT: 1 cannot be listened on at 127.0.0.1 (listen EACCES: permission denied 127.0.0.1:1)')
+  t.equal(listenProblem(refused, api('127.0.0.1', 2)), undefined, 'another port\'s error is not this listener\'s')
 })
 
 t.test('listenProblem: what is not about listening is left alone', async (t) => {

@@ -3,9 +3,11 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
+import http from 'node:http'
+import net from 'node:net'
 import {
-  ApiError, basicAuthorization, createApiClient, formFields, isApiError, marketingForm, ndjsonItems, rangeHeader, unwrap,
-  type Color, type ErrorBody, type User
+  ApiError, basicAuthorization, createApiClient, decodeHeaders, formFields, isApiError, marketingForm, ndjsonItems, rangeHeader, unwrap,
+  type Color, type ErrorBody, type HttpError, type User
 } from '../../client/index.js'
 import COLORS from '../../routes/colors/colors.json' with { type: 'json' }
 import { baseUrl, build, documentConformance } from '../helpers/index.js'
@@ -59,11 +61,18 @@ async function collect<T> (items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** The ApiError a call rejects with. */
-async function failure (t: Test, call: Promise<unknown>, status: number): Promise<ApiError> {
+async function rejection (call: Promise<unknown>): Promise<ApiError> {
   const error = await call.then(() => undefined, (err: unknown) => err)
-  t.ok(error instanceof ApiError, 'an ApiError')
-  t.equal((error as ApiError).status, status, `status ${status}`)
-  return error as ApiError
+  if (!(error instanceof ApiError)) throw new Error(`not an ApiError: ${String(error)}`)
+  return error
+}
+
+/** The HttpError a call rejects with. */
+async function failure (t: Test, call: Promise<unknown>, status: number): Promise<HttpError> {
+  const error = await rejection(call)
+  t.equal(error.kind, 'http', 'an HTTP error')
+  t.equal(error.kind === 'http' ? error.status : undefined, status, `status ${status}`)
+  return error as HttpError
 }
 
 t.test('the servant tutorial\'s client examples: position 10 10, hello (Just "servant"), marketing for Alp', async (t) => {
@@ -103,9 +112,9 @@ t.test('/users: list, sorted and as text; add, view, replace and delete; /user',
   t.match(await unwrap(api.GET('/users', { headers: { accept: 'text/plain' }, parseAs: 'text' })), /^Isaac Newton, 372, /)
   const added = await api.POST('/users', { body: ADA })
   t.equal(added.response.status, 204)
-  const location = added.response.headers.get('location')
-  t.equal(location, '/users/3', 'Location of the new user')
-  const id = Number(location?.split('/').pop())
+  const headers = decodeHeaders('POST /users', added.response)
+  t.same(headers, { status: 204, Location: { url: '/users/3', id: 3 } }, 'Location of the new user, and its id')
+  const { id } = headers.Location
   t.same(await unwrap(api.GET('/users/{userid}', { params: { path: { userid: id } } })), ADA)
   const replaced = await unwrap(api.PUT('/users/{userid}', { params: { path: { userid: id }, header: { Prefer: 'return=representation' } }, body: { ...ADA, age: 37 } }))
   t.same(replaced, { ...ADA, age: 37 }, 'Prefer: return=representation')
@@ -124,7 +133,8 @@ t.test('Basic credentials for /users/list-all, /users/list-all/now and /list-all
   for (const listing of [api.GET('/users/list-all'), api.GET('/users/list-all/now'), api.GET('/list-all/users')]) {
     t.equal((await unwrap(listing))?.length, 2)
   }
-  const refused = await failure(t, unwrap(anonymous.GET('/users/list-all')), 401)
+  // What the types forbid (a client without Basic credentials has no GET /users/list-all): the service refuses it.
+  const refused = await failure(t, unwrap((anonymous as unknown as typeof api).GET('/users/list-all')), 401)
   t.equal(refused.response.headers.get('www-authenticate'), 'Basic realm="my-realm"')
   t.equal((refused.body as ErrorBody).statusCode, 401)
 })
@@ -132,30 +142,138 @@ t.test('Basic credentials for /users/list-all, /users/list-all/now and /list-all
 t.test('Bearer credentials for writes on /products; reads are public', async (t) => {
   const { api, anonymous } = await serve(t)
   t.same(await unwrap(anonymous.GET('/products')), [])
-  await failure(t, unwrap(anonymous.POST('/products', { body: { productId: 1, name: 'Apple pie' } })), 401)
+  const writer = anonymous as unknown as typeof api
+  await failure(t, unwrap(writer.POST('/products', { body: { productId: 1, name: 'Apple pie' } })), 401)
   const created = await api.POST('/products', { body: { productId: 1797, name: 'Apple pie' }, params: { header: { Prefer: 'return=representation' } } })
   t.same(created.data, { productId: 1797, name: 'Apple pie' })
-  const productid = Number(created.response.headers.get('location')?.split('/').pop())
+  const productid = decodeHeaders('POST /products', created.response).Location.id
   t.same(await unwrap(anonymous.GET('/products/{productid}', { params: { path: { productid } } })), { productId: 1797, name: 'Apple pie' })
   t.equal((await api.PUT('/products/{productid}', { params: { path: { productid } }, body: { productId: 1798 } })).response.status, 204)
-  await failure(t, unwrap(anonymous.DELETE('/products/{productid}', { params: { path: { productid } } })), 401)
+  await failure(t, unwrap(writer.DELETE('/products/{productid}', { params: { path: { productid } } })), 401)
   t.equal((await api.DELETE('/products/{productid}', { params: { path: { productid } } })).response.status, 204)
 })
 
-t.test('colors(): a Range pager that follows Next-Range through every page', async (t) => {
+t.test('items() and pages(): every page of GET /colors, following Next-Range, the headers decoded', async (t) => {
   const { api } = await serve(t)
   const names: string[] = []
-  for await (const color of api.colors({ field: 'name', limit: 10 })) names.push(color.name)
+  for await (const color of api.items('GET /colors', { field: 'name', limit: 10 })) names.push(color.name)
   t.equal(names.length, COLORS.length, 'every colour once, over 6 pages')
   t.same(names, COLORS.map((color) => color.name).sort((a, b) => a < b ? 1 : a > b ? -1 : 0), 'in the default order, desc')
   const bright: Color[] = []
-  for await (const color of api.colors({ field: 'rgb', value: 700, order: 'asc' })) bright.push(color)
+  for await (const color of api.items('GET /colors', { field: 'rgb', value: 700, order: 'asc' })) bright.push(color)
   t.ok(bright.length > 0 && bright.every((color) => color.rgb.reduce((a, b) => a + b) >= 700), 'from a value on')
-  const grey = api.colors({ field: 'hex', value: '#808080', limit: 1 })
-  t.equal((await grey.next()).value?.hex, '#808080', 'a value with # is percent-encoded')
+  const grey = await api.page('GET /colors', { field: 'hex', value: '#808080', limit: 1 })
+  t.equal(grey.items[0]?.hex, '#808080', 'a value with # is percent-encoded')
+  t.same(grey.contentRange, { field: 'hex', first: '#808080', last: '#808080' }, 'Content-Range decoded')
+  t.same(grey.nextRange, { field: 'hex', value: '#808080', limit: 1, offset: 1, order: 'desc' }, 'Next-Range decoded')
+  t.equal(grey.totalCount, COLORS.length, 'Total-Count')
+  const all = []
+  for await (const page of api.pages('GET /colors', { field: 'rgb', limit: 25 })) all.push(page)
+  t.same(all.map((page) => page.items.length), [25, 25, COLORS.length - 50], 'pages of the limit, then the rest')
+  t.same(all.map((page) => page.nextRange === undefined), [false, false, true], 'no Next-Range on the last page')
+  t.match(all[1]?.nextRange, { field: 'rgb', value: all[1]?.contentRange?.last, limit: 25, order: 'desc' }, 'an integer field\'s value is a number')
+  t.type(all[1]?.nextRange?.value, 'number')
   t.equal(rangeHeader({ field: 'name', value: 'Light Blue', limit: 2, offset: 1, order: 'asc' }), 'name Light%20Blue; limit 2; offset 1; order asc')
-  const error = await failure(t, api.colors({ field: 'name', limit: -1 }).next(), 400)
+  const error = await failure(t, api.page('GET /colors', { field: 'name', limit: -1 }), 400)
   t.match((error.body as ErrorBody).message, /^Limit must be non-negative/, 'a malformed range is a typed error')
+})
+
+t.test('pages of every operation that pages by Range: users, products, the list-all routes', async (t) => {
+  const { api } = await serve(t)
+  for (let productId = 1; productId <= 5; productId++) await unwrap(api.POST('/products', { body: { productId, name: `Pie ${productId}` } }))
+  for (const operation of ['GET /users', 'GET /users/list-all', 'GET /users/list-all/now', 'GET /list-all/users'] as const) {
+    const first = await api.page(operation, { field: 'id', limit: 1 })
+    t.same([first.items.map((user) => user.name), first.totalCount, first.contentRange], [['Isaac Newton'], 2, { field: 'id', first: 1, last: 1 }], operation)
+    t.same(first.nextRange, { field: 'id', value: 1, limit: 1, offset: 1, order: 'asc' }, `${operation}: the next page`)
+    const names = []
+    for await (const user of api.items(operation, { field: 'id', limit: 1 })) names.push(user.name)
+    t.same(names, ['Isaac Newton', 'Albert Einstein'], `${operation}: every page`)
+  }
+  const products = []
+  for await (const page of api.pages('GET /products', { field: 'id', limit: 2, order: 'desc' })) products.push(page.items.map((product) => product.productId))
+  t.same(products, [[5, 4], [3, 2], [1]], 'GET /products, backwards')
+  const page = await api.page('GET /products')
+  t.same([page.items.length, page.totalCount, page.nextRange], [5, 5, undefined], 'the default range: the field alone')
+})
+
+t.test('decodeHeaders(): the headers an operation declares, to their types', async (t) => {
+  const { api, url } = await serve(t)
+  const users = await api.GET('/users')
+  t.same(decodeHeaders('GET /users', users.response), { status: 200, 'User-Count': 2 })
+  const albert = await api.GET('/albert')
+  const headers = decodeHeaders('GET /albert', albert.response)
+  t.same(headers, { status: 200, 'X-An-Int': 1797, 'X-A-Bool': true }, 'an integer and a boolean')
+  t.same(decodeHeaders('GET /isaac', (await api.GET('/isaac')).response), { status: 200 }, 'optional headers absent: absent')
+  t.same(decodeHeaders('GET /hello', (await api.GET('/hello')).response), { status: 200 }, 'no headers declared')
+  const page = await api.GET('/users', { params: { header: { Range: 'id; limit 1' } } })
+  t.same(decodeHeaders('GET /users', page.response), {
+    status: 206,
+    'Accept-Ranges': 'id',
+    'Content-Range': { field: 'id', first: 1, last: 1 },
+    'Next-Range': { field: 'id', value: 1, limit: 1, offset: 1, order: 'asc' },
+    'Total-Count': 2
+  })
+  // What a proxy or a broken server may answer: headers out of their type are a decode error of the page.
+  const lying = (headers: Record<string, string>) => createApiClient({
+    baseUrl: url,
+    fetch: async () => Response.json([], { status: 206, headers: { 'accept-ranges': 'id', 'total-count': '2', ...headers } })
+  })
+  for (const headers of <Array<Record<string, string>>>[{ 'total-count': 'two' }, { 'next-range': 'name x' }, { 'next-range': 'id 1; limit -1' }, { 'content-range': 'id 1..x' }, { 'content-range': 'id 1' }]) {
+    const error = await rejection(lying(headers).page('GET /users'))
+    t.equal(error.kind, 'decode', JSON.stringify(headers))
+  }
+  t.throws(() => decodeHeaders('GET /albert', new Response(null, { headers: { 'x-a-bool': 'yes' } })), SyntaxError, 'a boolean is true or false')
+  t.throws(() => decodeHeaders('POST /users', new Response(null, { status: 201, headers: { location: '/users/new' } })), SyntaxError, 'a Location ends with an id')
+})
+
+t.test('one error type: http, network, aborted, timeout and decode, each with what it knows', async (t) => {
+  const { api, url } = await serve(t)
+  const http = await rejection(unwrap(api.GET('/users/{userid}', { params: { path: { userid: 99 } } })))
+  t.same([http.kind, http.name, http instanceof Error], ['http', 'ApiError', true])
+  // Nothing listens on a port just closed.
+  const closed = net.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as net.AddressInfo
+  await new Promise((resolve) => closed.close(resolve))
+  const network = await rejection(createApiClient({ baseUrl: `http://127.0.0.1:${port}` }).GET('/hello'))
+  t.same([network.kind, network.operation], ['network', 'GET /hello'], 'connection refused')
+  t.ok(network.kind === 'network' && network.cause instanceof TypeError, 'fetch\'s error as the cause')
+  // A server that accepts and never answers: only the timeout ends the call.
+  const silent = net.createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => silent.close())
+  const sockets = new Set<net.Socket>()
+  silent.on('connection', (socket) => sockets.add(socket))
+  t.teardown(() => { for (const socket of sockets) socket.destroy() })
+  const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`
+  const timedOut = await rejection(createApiClient({ baseUrl: silentUrl, timeout: 50 }).GET('/hello'))
+  t.same([timedOut.kind, timedOut.kind === 'timeout' ? timedOut.timeout : 0], ['timeout', 50], 'the client\'s timeout')
+  const callTimeout = await rejection(createApiClient({ baseUrl: silentUrl, timeout: 60_000 }).page('GET /colors', undefined, { timeout: 20 }))
+  t.same([callTimeout.kind, callTimeout.kind === 'timeout' ? callTimeout.timeout : 0], ['timeout', 20], 'the call\'s own timeout first')
+  const signalTimeout = await rejection(createApiClient({ baseUrl: silentUrl }).GET('/hello', { signal: AbortSignal.timeout(20) }))
+  t.equal(signalTimeout.kind, 'timeout', 'AbortSignal.timeout() is a timeout too')
+  const controller = new AbortController()
+  const pending = rejection(createApiClient({ baseUrl: silentUrl, timeout: 60_000 }).users({ signal: controller.signal }))
+  controller.abort('enough')
+  const aborted = await pending
+  t.same([aborted.kind, aborted.kind === 'aborted' ? aborted.cause : undefined], ['aborted', 'enough'], 'the signal\'s reason as the cause')
+  const early = await rejection(api.GET('/hello', { signal: AbortSignal.abort() }))
+  t.equal(early.kind, 'aborted', 'a signal aborted before the call')
+  const markdown = await rejection(api.GET('/docs'))
+  t.same([markdown.kind, markdown.kind === 'decode' ? markdown.response?.status : 0], ['decode', 200], 'JSON by default: a Markdown answer does not decode')
+  const broken = await rejection(createApiClient({ baseUrl: url, fetch: async () => new Response('{"na', { headers: { 'content-type': 'application/json' } }) }).GET('/hello'))
+  t.equal(broken.kind, 'decode', 'JSON that does not parse')
+  let kinds = ''
+  for (const err of [http, network, timedOut, aborted, markdown]) {
+    switch (err.kind) {
+      case 'http': kinds += err.status; break
+      case 'network': kinds += ' network'; break
+      case 'timeout': kinds += ` timeout ${err.timeout ?? ''}`; break
+      case 'aborted': kinds += ` aborted ${String(err.cause)}`; break
+      case 'decode': kinds += ` decode ${err.response?.headers.get('content-type') ?? ''}`; break
+    }
+  }
+  t.equal(kinds, '404 network timeout 50 aborted enough decode text/plain; charset=utf-8')
 })
 
 t.test('userStream(): the NDJSON stream as an AsyncIterable<User>; breaking out ends it', async (t) => {
@@ -174,6 +292,7 @@ t.test('userStream(): the NDJSON stream as an AsyncIterable<User>; breaking out 
     if (++read === 3) break
   }
   t.equal(read, 3, 'the loop stopped early, and so did the stream')
+  await failure(t, api.userStream(-1, { signal: new AbortController().signal }).next(), 400)
   const split = new ReadableStream<Uint8Array>({
     start (controller) {
       for (const chunk of ['{"a":', '1}\n{"a"', ':2}']) controller.enqueue(new TextEncoder().encode(chunk))
@@ -181,6 +300,33 @@ t.test('userStream(): the NDJSON stream as an AsyncIterable<User>; breaking out 
     }
   })
   t.same(await collect(ndjsonItems(split)), [{ a: 1 }, { a: 2 }], 'lines split across chunks, the last without a newline')
+})
+
+t.test('userStream() aborted by its signal or its timeout: the call rejects, and the server stops streaming', async (t) => {
+  const server = await build(t)
+  await server.listen({ host: '127.0.0.1', port: 0 })
+  const responses: http.ServerResponse[] = []
+  server.server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => responses.push(response))
+  /** Resolves with whether the server wrote the whole response, once it is closed. */
+  const finished = (response: http.ServerResponse | undefined) => new Promise<boolean | undefined>((resolve) => {
+    if (response === undefined || response.closed) resolve(response?.writableFinished)
+    else response.on('close', () => resolve(response.writableFinished))
+  })
+  const api = createApiClient({ baseUrl: baseUrl(server) })
+  const controller = new AbortController()
+  let read = 0
+  const stopped = await rejection((async () => {
+    for await (const user of api.userStream(10_000_000, { signal: controller.signal })) {
+      t.equal(typeof user.name, 'string')
+      if (++read === 1000) controller.abort()
+    }
+  })())
+  t.same([stopped.kind, read], ['aborted', 1000], 'aborted after the 1,000th user, no user after')
+  t.equal(await finished(responses[0]), false, 'the server closed the stream before its end')
+  const timedOut = await rejection((async () => { for await (const user of api.userStream(10_000_000, { timeout: 100 })) t.equal(typeof user.name, 'string') })())
+  t.equal(timedOut.kind, 'timeout', 'a timeout ends the stream too')
+  t.equal(await finished(responses[1]), false, 'and the server\'s')
+  t.equal(responses.length, 2)
 })
 
 t.test('/static/{path}, /failing, and typed errors of every kind', async (t) => {
@@ -203,7 +349,6 @@ t.test('isApiError(): an ApiError of that operation and of one of its documented
   t.equal(missing.operation, 'GET /users/{userid}', 'the operation that answered')
   t.ok(isApiError(missing, 'GET /users/{userid}'), 'of GET /users/{userid}')
   t.notOk(isApiError(missing, 'GET /products/{productid}'), 'not of another operation, whose 404 it documents too')
-  t.notOk(isApiError(new ApiError(missing.response, missing.body), 'GET /users/{userid}'), 'not without the operation')
   t.notOk(isApiError(new Error('404'), 'GET /users/{userid}'), 'not another error')
   const failing = await failure(t, unwrap(api.GET('/failing')), 503)
   t.equal(isApiError(failing, 'GET /failing') && failing.status === 503 ? failing.body : undefined, 'Sorry dear user.', 'a text body')

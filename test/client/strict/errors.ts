@@ -25,9 +25,21 @@ export async function caught (api: ApiClient): Promise<string> {
     // @ts-expect-error: not an operation of the API
     if (isApiError(err, 'GET /nowhere')) return 'never'
     if (err instanceof ApiError) {
-      // @ts-expect-error: the body of an ApiError of no known operation is unknown
-      console.log(err.body.message)
-      return `${err.status} ${err.response.statusText}`
+      // @ts-expect-error: only an HTTP error has a status
+      console.log(err.status)
+      switch (err.kind) {
+        case 'http':
+          // @ts-expect-error: the body of an HTTP error of no known operation is unknown
+          console.log(err.body.message)
+          return `${err.status} ${err.response.statusText}`
+        case 'network': return `no answer: ${String(err.cause)}`
+        case 'aborted': return `aborted: ${String(err.cause)}`
+        case 'timeout': return `no answer within ${err.timeout ?? '?'} ms`
+        case 'decode':
+          // @ts-expect-error: a decode error has no status
+          console.log(err.status)
+          return `unreadable: ${err.response?.status ?? 'no response'}`
+      }
     }
     throw err
   }

@@ -2,5 +2,5 @@ import neostandard from 'neostandard'
 
 export default neostandard({
   ts: true,
-  ignores: ['dist/**', 'coverage/**', '.tap/**', 'node_modules/**', 'client/schema.ts', '.stryker-tmp/**', 'reports/**']
+  ignores: ['dist/**', 'client/dist/**', 'coverage/**', '.tap/**', 'node_modules/**', 'client/schema.ts', '.stryker-tmp/**', 'reports/**']
 })

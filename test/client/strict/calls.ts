@@ -1,6 +1,6 @@
-// Compiled by test/client/strict.test.ts with a copy of client/, strict and without Node's types:
-// every line type-checks but those marked @ts-expect-error, which must not.
-import { unwrap, type ApiClient, type ClientInfo, type Email, type User } from '../../../client/index.js'
+// Compiled by test/client/package.test.ts in a project that installed the packed client, strict
+// and without Node's types: every line type-checks but those marked @ts-expect-error, which must not.
+import { unwrap, type ApiClient, type ClientInfo, type Email, type User } from 'servant-example-api-client'
 
 const ALP: ClientInfo = { clientName: 'Alp', clientEmail: 'alp@foo.com', clientAge: 26, clientInterestedIn: ['haskell'] }
 

@@ -1,6 +1,6 @@
-// Compiled by test/client/strict.test.ts with a copy of client/, strict and without Node's types:
-// every line type-checks but those marked @ts-expect-error, which must not.
-import { createApiClient, unwrap, type ApiClient, type Position, type User } from '../../../client/index.js'
+// Compiled by test/client/package.test.ts in a project that installed the packed client, strict
+// and without Node's types: every line type-checks but those marked @ts-expect-error, which must not.
+import { createApiClient, unwrap, type ApiClient, type Position, type User } from 'servant-example-api-client'
 
 /** unwrap() answers the data of the success itself, not `Data | undefined`. */
 export async function successData (api: ApiClient): Promise<unknown[]> {

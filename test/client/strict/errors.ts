@@ -1,6 +1,6 @@
-// Compiled by test/client/strict.test.ts with a copy of client/, strict and without Node's types:
-// every line type-checks but those marked @ts-expect-error, which must not.
-import { ApiError, isApiError, unwrap, type ApiClient, type ErrorBody, type OperationError } from '../../../client/index.js'
+// Compiled by test/client/package.test.ts in a project that installed the packed client, strict
+// and without Node's types: every line type-checks but those marked @ts-expect-error, which must not.
+import { ApiError, isApiError, unwrap, type ApiClient, type ErrorBody, type OperationError } from 'servant-example-api-client'
 
 /** A caught error is unknown until narrowed: by operation, the status then tells the body's type. */
 export async function caught (api: ApiClient): Promise<string> {

@@ -1,6 +1,6 @@
-// Compiled by test/client/strict.test.ts: the mistakes a caller makes, each one a type error
+// Compiled by test/client/package.test.ts: the mistakes a caller makes, each one a type error
 // (TypeScript reports a @ts-expect-error with nothing to expect as an error of its own).
-import { createApiClient, decodeHeaders, isApiError, unwrap, type ApiClient, type RangeOf } from '../../../client/index.js'
+import { createApiClient, decodeHeaders, isApiError, unwrap, type ApiClient, type RangeOf } from 'servant-example-api-client'
 
 const anonymous = createApiClient({ baseUrl: 'http://localhost:3000' })
 const reader = createApiClient({ baseUrl: 'http://localhost:3000', credentials: { basic: { username: 'servant', password: 'server' } } })

@@ -27,6 +27,8 @@ import { projectRoot } from '../../lib/project-root.js'
 
 const CLIENT = path.join(projectRoot, 'client')
 const FIXTURES = path.join(projectRoot, 'test', 'client', 'strict')
+/** The program that test/browser/client.js runs in Chromium too. */
+const PROGRAM = path.join(projectRoot, 'test', 'client', 'program')
 const TSC = path.join(projectRoot, 'node_modules', 'typescript-latest', 'bin', 'tsc')
 const NAME = 'servant-example-api-client'
 /** Where the examples find the service; the test's service listens on a port of its own. */
@@ -168,6 +170,8 @@ const examples = [
 for (const { name, text } of examples) fs.writeFileSync(path.join(app, `${name}.ts`), text.replaceAll(EXAMPLE_URL, '__SERVICE_URL__'))
 fs.mkdirSync(path.join(app, 'fixtures'))
 for (const name of fs.readdirSync(FIXTURES)) fs.copyFileSync(path.join(FIXTURES, name), path.join(app, 'fixtures', name))
+fs.mkdirSync(path.join(app, 'program'))
+fs.copyFileSync(path.join(PROGRAM, 'program.ts'), path.join(app, 'program', 'program.ts'))
 fs.mkdirSync(path.join(app, 'probe'))
 fs.writeFileSync(path.join(app, 'probe', 'probe.ts'), [
   `import { unwrap } from '${NAME}'`,
@@ -193,8 +197,8 @@ const STRICT = {
  * probe is compiled with it), and of one built by a bundler (Vite, esbuild...).
  */
 const PROJECTS = {
-  NodeNext: { compilerOptions: { ...STRICT, module: 'NodeNext', moduleResolution: 'NodeNext', rootDir: '.', outDir: 'out' }, include: ['*.ts', 'fixtures/*.ts', 'probe/*.ts'] },
-  Bundler: { compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, include: ['*.ts', 'fixtures/*.ts'] }
+  NodeNext: { compilerOptions: { ...STRICT, module: 'NodeNext', moduleResolution: 'NodeNext', rootDir: '.', outDir: 'out' }, include: ['*.ts', 'fixtures/*.ts', 'program/*.ts', 'probe/*.ts'] },
+  Bundler: { compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, include: ['*.ts', 'fixtures/*.ts', 'program/*.ts'] }
 }
 
 /** tsc 7 on a project of `app`: its diagnostics, one line each (`file(line,col): error TS<code>: message`). */
@@ -292,6 +296,28 @@ t.test('the examples, compiled, run on Node 24 against the service', async (t) =
     t.same({ code: ran.code, stderr: ran.stderr }, { code: 0, stderr: '' }, `${name} exits 0`)
     t.ok(server.logs.filter((entry) => entry.msg === 'incoming request').length > before, `${name} called the service`)
   }
+})
+
+t.test('the program of the browser test, on Node with the packed client: pages, headers, an error of each kind, a cancelled stream', async (t) => {
+  await compiled.NodeNext
+  const server = await serverStarted
+  // Nothing listens on a port just closed; a server that accepts and never answers.
+  const closed = http.createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+  await new Promise((resolve) => closed.close(resolve))
+  const silent = http.createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => silent.close())
+  t.teardown(() => silent.closeAllConnections())
+  const runner = path.join(app, 'out', 'program', 'main.mjs')
+  fs.writeFileSync(runner, "import { run } from './program.js'\nconsole.log(JSON.stringify(await run(JSON.parse(process.argv[2]))))\n")
+  const urls = { service: server.url, refusing, silent: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }
+  const ran = await run(process.execPath, [runner, JSON.stringify(urls)], app)
+  t.same({ code: ran.code, stderr: ran.stderr }, { code: 0, stderr: '' }, 'it exits 0')
+  const report = JSON.parse(ran.stdout) as { passed: string[], failed: string[] }
+  t.same(report.failed, [], 'no check failed')
+  t.equal(report.passed.length, 11, `every check passed: ${report.passed.join('; ')}`)
 })
 
 t.test('what the package is built from imports nothing outside client/ but openapi-fetch, and needs no generator', async (t) => {

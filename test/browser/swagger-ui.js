@@ -3,43 +3,8 @@
 // gets a 200. Then the same page behind a proxy that strips a path prefix (BASE_PATH=/api): it
 // renders with every asset loaded. `npm run test:browser` builds the service and runs this; it is
 // not part of `npm test` (it needs /usr/bin/chromium). Exits non-zero on the first failure.
-import { spawn } from 'node:child_process'
 import http from 'node:http'
-import path from 'node:path'
-import { createInterface } from 'node:readline'
-import { chromium } from 'playwright-core'
-
-const root = path.resolve(import.meta.dirname, '..', '..')
-const TIMEOUT_MS = 30_000
-
-const services = new Set()
-// However this script ends (a failed start included), no service outlives it.
-process.on('exit', () => { for (const child of services) child.kill('SIGTERM') })
-
-/**
- * `node dist/bundle/server.js` (as `npm start` runs it) on a free port, its metrics too (two run at
- * once); resolves with its URL once it listens, or rejects with the last line it printed.
- */
-function startService (env = {}) {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'bundle', 'server.js')], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  services.add(child)
-  let last = ''
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      services.delete(child)
-      reject(new Error(`the service exited with ${code}: ${last}`))
-    })
-    const lines = createInterface({ input: child.stdout })
-    lines.on('line', (line) => {
-      last = line
-      const url = /"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
-      if (url !== undefined) resolve({ url, stop: () => child.kill('SIGTERM') })
-    })
-  })
-}
+import { check, launchChromium, report, startService, TIMEOUT_MS } from './harness.js'
 
 /** A reverse proxy on a free port serving `target` under `prefix`, which it strips (nginx's `location /api/ { proxy_pass http://app/; }`). */
 function startPrefixProxy (target, prefix) {
@@ -84,20 +49,10 @@ async function openSwaggerUi (browser, url) {
   return { page, problems: [...problems, ...violations.map((violation) => `CSP: ${violation}`)] }
 }
 
-const checks = []
-function check (ok, what) {
-  checks.push(ok)
-  console.log(`${ok ? 'ok' : 'not ok'} ${checks.length} - ${what}`)
-}
-
 const service = await startService()
 const prefixed = await startService({ BASE_PATH: '/api' })
 const proxy = await startPrefixProxy(prefixed.url, '/api')
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-})
+const browser = await launchChromium()
 try {
   console.log(`# Chromium ${browser.version()}, Swagger UI at ${service.url}/documentation`)
   const { page, problems } = await openSwaggerUi(browser, `${service.url}/documentation`)
@@ -131,6 +86,4 @@ try {
   prefixed.stop()
   service.stop()
 }
-const failed = checks.filter((ok) => !ok).length
-console.log(`# ${checks.length - failed} of ${checks.length} checks passed`)
-process.exitCode = failed === 0 ? 0 : 1
+report()

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import type { RouteOptions } from 'fastify'
-import { ErrorSchema, namedSchemaOf } from '../schemas/common.js'
+import { ErrorSchema, documentOnlyKeywords, namedSchemaOf } from '../schemas/common.js'
 import { errorExample, type Schema } from './description/render.js'
 import { isJson } from './media-types.js'
 
@@ -252,11 +252,37 @@ function namedParams (params: Schema | undefined): Schema | undefined {
 }
 
 /**
+ * The schema of the captures, the query or the headers, each property with the keywords it has
+ * for the document only (schemas/common.ts, documentOnly()): the `pattern` of a Range, the `enum`
+ * of a Prefer. They are added here, where the document is written, and nowhere else: were they
+ * in the schema Ajv validates, a Range the grammar refuses would be Ajv's 400 (FST_ERR_VALIDATION,
+ * `must match pattern "…"`) instead of the grammar's own code and the message that says what is
+ * wrong, and a preference RFC 7240 has the server ignore would be refused.
+ */
+function documentedPart (schema: Schema | undefined): Schema | undefined {
+  if (schema?.properties === undefined) return schema
+  const properties = Object.entries(schema.properties).map(([name, property]) => [name, { ...property, ...documentOnlyKeywords(property) }])
+  return { ...schema, properties: Object.fromEntries(properties) }
+}
+
+/** A 414 that says which bound it is over: a capture's length, which no schema of the route holds. */
+function uriTooLong (response: ResponseSchema, { maxParamLength }: RequestBounds): ResponseSchema {
+  if (response.description !== undefined || maxParamLength === undefined) return response
+  return { ...response, description: `${STATUS_CODES[414]}: a capture is longer than ${maxParamLength} characters` }
+}
+
+/** What bounds a request before its schema is read, for the document to say. */
+export interface RequestBounds {
+  /** The most characters a capture may have (the router's `maxParamLength`): 414 above. */
+  maxParamLength?: number | undefined
+}
+
+/**
  * Per route: the operation's name, tag and security (`[]` for public operations, basic, bearer
  * when the server requires tokens), its request body, and its responses as documentedResponse()
  * says.
  */
-export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<string>, components: Map<string, Json>): SwaggerTransform {
+export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<string>, components: Map<string, Json>, bounds: RequestBounds = {}): SwaggerTransform {
   const ref = (schema: Schema) => referenced(schema, components)
   return ({ schema, url, route }) => {
     if (schema === undefined) return { schema, url }
@@ -266,7 +292,9 @@ export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<strin
     const writer: Writer = { produces: schema.produces, serializers: route.config?.serializers ?? {}, ref }
     const method = [route.method].flat().find((name) => name !== 'HEAD') as string
     const { body, optionalBody, consumes, ...rest } = schema
-    const params = namedParams(schema.params as Schema | undefined)
+    const params = documentedPart(namedParams(schema.params as Schema | undefined))
+    const querystring = documentedPart(schema.querystring as Schema | undefined)
+    const headers = documentedPart(schema.headers as Schema | undefined)
     return {
       url: documentPath(url),
       schema: {
@@ -275,8 +303,10 @@ export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<strin
         tags: schema.tags ?? [groupOf(url)],
         security,
         ...(params === undefined ? {} : { params }),
+        ...(querystring === undefined ? {} : { querystring }),
+        ...(headers === undefined ? {} : { headers }),
         response: Object.fromEntries(Object.entries(responses).map(([status, response]) =>
-          [status, documentedResponse(status, response, writer)])),
+          [status, documentedResponse(status, status === '414' ? uriTooLong(response, bounds) : response, writer)])),
         // requestBody is set in finish(): @fastify/swagger would put one schema on every media type.
         'x-request-body': requestBody(schema, route.bodyLimit, ref)
       }

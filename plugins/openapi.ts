@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http'
 import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import { documentRoute, finish, type Json } from '../lib/openapi.js'
@@ -31,7 +32,9 @@ export default fp(async function openapi (fastify) {
       info: {
         title: packageInfo.name,
         version: packageInfo.version,
-        description: `${packageInfo.description}. The same description as Markdown: GET /docs.`,
+        // Node's bound, as the process runs (--max-http-header-size): no schema holds it.
+        description: `${packageInfo.description}. The same description as Markdown: GET /docs. ` +
+          `The request line and headers together are at most ${maxHeaderSize} bytes: 431 above.`,
         license: { name: 'MIT', identifier: 'MIT' }
       },
       servers: [{ url: BASE_PATH === '' ? '/' : BASE_PATH, description: 'This server' }],
@@ -44,7 +47,7 @@ export default fp(async function openapi (fastify) {
         }
       }
     },
-    transform: documentRoute(bearer, paths, components),
+    transform: documentRoute(bearer, paths, components, { maxParamLength: fastify.initialConfig.routerOptions?.maxParamLength }),
     transformObject: finish(components)
   })
 }, { name: 'openapi', dependencies: ['config'] })

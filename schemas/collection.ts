@@ -1,17 +1,27 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import { SafeInteger, withHeaders } from './common.js'
+import { ID_RANGE_PATTERN } from '../lib/range/keyed.js'
+import { SafeInteger, documentOnly, withHeaders } from './common.js'
 
 /**
  * The Range request header of a collection's list (docs/contract.md, Pagination by Range): a page by
- * id, `name` being what one item is called.
+ * id, `name` being what one item is called, `more` what the route adds. Its pattern, written from the grammar that parses it,
+ * is the document's only: a Range it does not match is still refused by the grammar, with the
+ * grammar's code and message.
  */
-export function idRangeHeader (name: string) {
-  return Type.String({
+export function idRangeHeader (name: string, more = '') {
+  return documentOnly(Type.String({
     description: '`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the ' + name + 's by id, ' +
-      'from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every ' + name + ', 200.',
+      'from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every ' + name + ', 200. ' +
+      'A value that does not match the pattern is a 400.' + more,
     examples: ['id', 'id; limit 2', 'id 2; limit 1', 'id; order desc; limit 1']
-  })
+  }), { pattern: ID_RANGE_PATTERN })
 }
+
+/**
+ * The preferences of `Prefer` a collection's writes act on (RFC 7240). Any other is ignored, as
+ * the RFC has it, not refused: the list is the document's only.
+ */
+export const RETURN_PREFERENCES = ['return=representation', 'return=minimal'] as const
 
 /** A page of a collection (206) and the headers of /colors that come with it (optional: not always sent). */
 export function pageSchema<T extends TSchema> (item: T, name: string, examples: unknown[]) {
@@ -52,7 +62,10 @@ export function collectionSchemas<T extends TObject> (item: T, name: string, id:
     ListHeaders: Type.Object({ Range: Type.Optional(idRangeHeader(name)) }),
     Page: pageSchema(item, name, examples),
     PreferHeaders: Type.Object({
-      Prefer: Type.Optional(Type.String({ description: 'return=representation: answer with the item (RFC 7240)', examples: ['return=representation', 'return=minimal'] }))
+      Prefer: Type.Optional(documentOnly(Type.String({
+        description: 'return=representation: answer with the item; return=minimal: without it (RFC 7240). Other preferences are ignored.',
+        examples: [...RETURN_PREFERENCES]
+      }), { enum: [...RETURN_PREFERENCES] }))
     }),
     Created: Type.Null({ description: `Created: no content; Location is the new ${name}'s URL`, headers: CreatedHeaders }),
     Replaced: Type.Null({ description: 'Replaced: no content', headers: ReplacedHeaders }),

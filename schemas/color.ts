@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { SafeInteger } from './common.js'
+import { SafeInteger, documentOnly } from './common.js'
 
 const AQUA = { name: 'Aqua', rgb: [0, 255, 255], hex: '#00ffff' }
 const YELLOW = { name: 'Yellow', rgb: [255, 255, 0], hex: '#ffff00' }
@@ -18,14 +18,21 @@ export const ColorSchema = Type.Object({
 
 export type Color = Static<typeof ColorSchema>
 
-/** The Range request header of GET /colors. */
-export const ColorsRequestHeadersSchema = Type.Object({
-  Range: Type.Optional(Type.String({
-    description: '`<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb ' +
-      '(the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name.',
-    examples: ['name', 'name; limit 2', 'name Green; order asc; offset 1', 'hex %23808080; limit 2', 'rgb 255; order asc']
-  }))
-})
+/**
+ * The Range request header of GET /colors, its pattern the one of the route's rangeable fields
+ * (lib/range/pattern.ts). The pattern is the document's only: a Range it does not match is
+ * still refused by the grammar, with the grammar's code and message.
+ */
+export function colorsRequestHeaders (rangePattern: string) {
+  return Type.Object({
+    Range: Type.Optional(documentOnly(Type.String({
+      description: '`<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb ' +
+        '(the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. ' +
+        'A value that does not match the pattern is a 400.',
+      examples: ['name', 'name; limit 2', 'name Green; order asc; offset 1', 'hex %23808080; limit 2', 'rgb 255; order asc']
+    }), { pattern: rangePattern }))
+  })
+}
 
 /** A page of colours (status 206) and the pagination headers that come with it (optional: not always sent). */
 export const ColorsPageSchema = Type.Array(ColorSchema, {

@@ -39,6 +39,27 @@ export function errorResponses<const S extends number> (...statuses: S[]) {
   return Object.fromEntries(statuses.map((status) => [status, ErrorSchema])) as Record<S, typeof ErrorSchema>
 }
 
+/** Where documentOnly() keeps the keywords that only the OpenAPI document shows. */
+export const DOCUMENT_ONLY = Symbol('keywords of the document only')
+
+/**
+ * A schema with keywords that the OpenAPI document shows (lib/openapi.ts adds them) and request
+ * validation does not see. For a value whose refusal is the route's own, with its own code and
+ * a message that says more than Ajv's `must match pattern` (a Range, docs/contract.md,
+ * Pagination by Range), or a value the route must not refuse at all (a preference it does not
+ * know, which RFC 7240 has a server ignore): the document says what works, the route keeps its
+ * answers. They are kept under a symbol: Ajv reads only string keys (and refuses keywords it does
+ * not know), and TypeBox copies symbols with the schema.
+ */
+export function documentOnly<T extends TSchema> (schema: T, keywords: Readonly<Record<string, unknown>>): T {
+  return { ...schema, [DOCUMENT_ONLY]: keywords }
+}
+
+/** The keywords documentOnly() gave a schema, if any. */
+export function documentOnlyKeywords (schema: object): Readonly<Record<string, unknown>> | undefined {
+  return (schema as { [DOCUMENT_ONLY]?: Readonly<Record<string, unknown>> })[DOCUMENT_ONLY]
+}
+
 /** An integer that is safe in JavaScript and in 64-bit storage (docs/contract.md, Values on the wire). */
 export function SafeInteger (options: SchemaOptions = {}) {
   return Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options })

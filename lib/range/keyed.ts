@@ -1,4 +1,5 @@
 import { parseRange, type Range, type RangeFieldGrammar, type RangeOptions } from './grammar.js'
+import { rangePattern } from './pattern.js'
 
 /**
  * Pages of a collection by its key, the `id` (docs/contract.md, Pagination by Range): the same
@@ -17,6 +18,9 @@ export const ID_FIELD = 'id'
 export const ID_RANGE_DEFAULTS: Readonly<RangeOptions> = { limit: 100, offset: 0, order: 'asc' }
 
 const ID_GRAMMAR: ReadonlyMap<string, RangeFieldGrammar> = new Map([[ID_FIELD, { type: 'integer', defaults: ID_RANGE_DEFAULTS }]])
+
+/** The Range headers parseIdRange accepts, as a regular expression (lib/range/pattern.ts), for the document. */
+export const ID_RANGE_PATTERN = rangePattern(ID_GRAMMAR)
 
 /** A Range header on a collection, parsed: throws the 400 errors of lib/range/grammar.ts. */
 export function parseIdRange (header: string): Range {

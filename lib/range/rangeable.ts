@@ -3,6 +3,7 @@ import {
   contentRangeHeader, nextRangeHeader, parseRange, RANGE_ORDERS,
   type Range, type RangeFieldGrammar, type RangeOptions
 } from './grammar.js'
+import { rangePattern } from './pattern.js'
 import { indexField, selectRange, type FieldIndex, type RangePage } from './select.js'
 
 /** A rangeable field as a route declares it: its type, how to read it from an item, its default options. */
@@ -23,6 +24,8 @@ export interface RangeableCollection<Item> {
   readonly size: number
   /** The rangeable fields, in declaration order (the Accept-Ranges header). */
   readonly fields: readonly string[]
+  /** The Range headers of these fields as a regular expression (lib/range/pattern.ts), for the route's document. */
+  readonly pattern: string
   /** The page a Range header value selects; absent means the default range. Throws a 400 error when malformed. */
   select (header: string | undefined): RangePage<Item>
   /**
@@ -102,6 +105,7 @@ export function rangeable<Item> (
   return {
     size: list.length,
     fields: names,
+    pattern: rangePattern(grammar),
     select,
     page (request, reply) {
       reply.header('accept-ranges', acceptRanges)

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../schemas/common.js'
-import { ColorsPageSchema, ColorsRequestHeadersSchema, type Color } from '../../schemas/color.js'
+import { ColorsPageSchema, colorsRequestHeaders, type Color } from '../../schemas/color.js'
 import COLORS from './colors.json' with { type: 'json' }
 
 export interface ColorsOptions {
@@ -28,7 +28,7 @@ const colors: FastifyPluginAsyncTypebox<ColorsOptions> = async (fastify, opts) =
         'Always 206, with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, ' +
         'unless it is the last page, `Next-Range`: the `Range` value of the next page. A malformed `Range` is a 400.',
       produces: ['application/json'],
-      headers: ColorsRequestHeadersSchema,
+      headers: colorsRequestHeaders(collection.pattern),
       response: { 206: ColorsPageSchema, ...errorResponses(400, 406) }
     }
   }, async (request, reply) => {

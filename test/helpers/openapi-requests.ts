@@ -2,8 +2,12 @@ import fc from 'fast-check'
 
 /**
  * Requests generated from an OpenAPI 3.1 document's own parameter and body schemas, valid and
- * invalid, as Schemathesis generates them: for check 4b (test/openapi-properties.test.ts) and for
- * replaying the same traffic through a proxy (Prism).
+ * invalid, as Schemathesis generates them: for check 4b (test/openapi/properties.test.ts) and for
+ * replaying the same traffic through a proxy (Prism). Each request says whether the document
+ * calls it valid: every part drawn from what the document allows (a parameter from its schema,
+ * `pattern`, `enum` and bounds included, or from its examples; a body from its schema, in a
+ * documented type and within `x-body-limit`; an `Accept` the operation answers; the right
+ * credentials), or at least one part drawn from anything.
  */
 
 type Schema = {
@@ -14,6 +18,9 @@ type Schema = {
   const?: unknown
   minimum?: number
   maximum?: number
+  minLength?: number
+  maxLength?: number
+  pattern?: string
   minItems?: number
   maxItems?: number
   properties?: Record<string, Schema>
@@ -28,7 +35,7 @@ interface Media { schema?: Schema, example?: unknown, encoding?: Record<string, 
 export interface Operation {
   operationId: string
   parameters?: Parameter[]
-  requestBody?: { required?: boolean, content: Record<string, Media> }
+  requestBody?: { required?: boolean, content: Record<string, Media>, 'x-body-limit'?: number }
   responses: Record<string, { content?: Record<string, unknown> }>
   security?: Array<Record<string, unknown>>
 }
@@ -43,7 +50,14 @@ export interface GeneratedRequest {
   url: string
   headers: Record<string, string>
   body?: string
+  /** Every part is one the document allows; false when one was drawn from anything (it may still be valid by chance). */
+  valid: boolean
 }
+
+/** A generated part of a request, and whether it was drawn from what the document allows. */
+interface Part<T> { value: T, valid: boolean }
+const allowed = <T>(value: T): Part<T> => ({ value, valid: true })
+const anything = <T>(value: T): Part<T> => ({ value, valid: false })
 
 export interface Credentials {
   /** `user:password` pairs the server accepts. */
@@ -56,6 +70,7 @@ export interface Credentials {
 export type Limits = Record<string, number>
 
 /** Printable ASCII: what a header value and most test strings are made of. */
+const PRINTABLE = /^[\x20-\x7e]*$/
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 24 })
 /** Text of any code points, for bodies and query strings (percent-encoded on the way). */
 const text = fc.string({ unit: 'grapheme', maxLength: 24 })
@@ -85,7 +100,7 @@ export function requestGenerator (document: Document, credentials: Credentials, 
       }
       case 'number': return fc.double({ noNaN: true, noDefaultInfinity: true })
       case 'boolean': return fc.boolean()
-      case 'string': return s.format === 'date' ? dates : text
+      case 'string': return validString(s, text)
       case 'array': return fc.array(valid(s.items ?? {}), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 4) })
       case 'object': {
         const properties = Object.fromEntries(Object.entries(s.properties ?? {}).map(([name, property]) => [name, valid(property)]))
@@ -93,6 +108,17 @@ export function requestGenerator (document: Document, credentials: Credentials, 
       }
       default: return fc.jsonValue()
     }
+  }
+
+  /**
+   * Strings the schema accepts, from `strings` when it says nothing of their form: its `pattern`
+   * (fast-check's stringMatching, with the `u` flag JSON Schema's regular expressions have), its
+   * date format, its length bounds (in code points, as JSON Schema counts).
+   */
+  function validString (s: Schema, strings: fc.Arbitrary<string>): fc.Arbitrary<string> {
+    const base = s.pattern !== undefined ? fc.stringMatching(new RegExp(s.pattern, 'u')) : s.format === 'date' ? dates : strings
+    if (s.minLength === undefined && s.maxLength === undefined) return base
+    return base.filter((value) => [...value].length >= (s.minLength ?? 0) && [...value].length <= (s.maxLength ?? Infinity))
   }
 
   /** Values the schema may refuse: any JSON, or a valid value with one field missing or of another type. */
@@ -105,32 +131,39 @@ export function requestGenerator (document: Document, credentials: Credentials, 
     return fc.oneof(mutated, fc.jsonValue())
   }
 
-  /** A parameter's value as text on the wire: valid, or any text. */
-  function wire (parameter: Parameter, limit?: number): fc.Arbitrary<string> {
+  /**
+   * A parameter's value as text on the wire: one the schema allows (a string from its pattern or
+   * enum when it has one), one of its examples, or any text.
+   */
+  function wire (parameter: Parameter, limit?: number): fc.Arbitrary<Part<string>> {
     const schema = resolve(parameter.schema)
     const examples = [parameter.example, ...Object.values(parameter.examples ?? {}).map((example) => example.value), ...(schema.examples ?? [])]
       .filter((value) => value !== undefined).map(String)
     // Header values are printable ASCII (HTTP clients refuse anything else).
-    const strings = parameter.in === 'header' ? printable : text
-    const good = schema.type === 'string' && schema.enum === undefined ? strings : valid(schema, limit).map((value) => String(value))
+    const header = parameter.in === 'header'
+    const strings = header ? printable : text
+    const good = schema.type === 'string' && schema.enum === undefined
+      ? validString(schema, strings).filter((value) => !header || PRINTABLE.test(value))
+      : valid(schema, limit).map((value) => String(value))
     const bad = schema.type === 'integer' ? fc.oneof(badIntegers, strings) : strings
     return fc.oneof(
-      { weight: 3, arbitrary: good },
-      ...(examples.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...examples) }] : []),
-      { weight: 1, arbitrary: bad }
+      { weight: 3, arbitrary: good.map(allowed) },
+      ...(examples.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...examples).map(allowed) }] : []),
+      { weight: 1, arbitrary: bad.map(anything) }
     )
   }
 
-  /** A path capture: one segment, or (the static area's file path) several. */
-  const capture = (parameter: Parameter, limit?: number) => parameter.name === 'path'
+  /** A path capture: one segment, or (the static area's file path, any text) several. */
+  const capture = (parameter: Parameter, limit?: number): fc.Arbitrary<Part<string>> => parameter.name === 'path'
     ? fc.oneof(fc.constantFrom('hello.txt', 'missing.txt', '.hidden', 'a/b/c.txt'),
       // Dot segments are resolved by URL parsers before they leave the client: not generated.
       fc.array(printable.filter((segment) => !['', '.', '..'].includes(segment)), { minLength: 1, maxLength: 3 }).map((segments) => segments.map(encodeURIComponent).join('/')))
-    : wire(parameter, limit).filter((value) => value !== '' && value !== '.' && value !== '..').map(encodeURIComponent)
+      .map(allowed)
+    : wire(parameter, limit).filter(({ value }) => value !== '' && value !== '.' && value !== '..').map(({ value, valid }) => ({ value: encodeURIComponent(value), valid }))
 
   /** An optional parameter may be left out; a required one sometimes too (an invalid request). */
-  const maybe = (arbitrary: fc.Arbitrary<string>, required: boolean) =>
-    fc.option(arbitrary, { nil: undefined, freq: required ? 20 : 3 })
+  const maybe = (arbitrary: fc.Arbitrary<Part<string>>, required: boolean): fc.Arbitrary<Part<string | undefined>> =>
+    fc.option(arbitrary, { nil: undefined, freq: required ? 20 : 3 }).map((part) => part ?? { value: undefined, valid: !required })
 
   function form (value: unknown): string {
     const params = new URLSearchParams()
@@ -140,40 +173,57 @@ export function requestGenerator (document: Document, credentials: Credentials, 
     return params.toString()
   }
 
-  /** A body and its Content-Type: valid or not, in a documented type or another, or none. */
-  function body (requestBody: NonNullable<Operation['requestBody']>): fc.Arbitrary<{ type?: string, body?: string }> {
+  /**
+   * A body and its Content-Type: valid or not, in a documented type or another, or none. A body
+   * of its schema is allowed within the operation's `x-body-limit`.
+   */
+  function body (requestBody: NonNullable<Operation['requestBody']>): fc.Arbitrary<Part<{ type?: string, body?: string }>> {
+    const limit = requestBody['x-body-limit'] ?? Infinity
     const bodies = Object.entries(requestBody.content).map(([type, media]) => {
-      const values = fc.oneof({ weight: 3, arbitrary: valid(media.schema ?? {}) }, { weight: 1, arbitrary: invalid(media.schema ?? {}) })
-      return values.map((value) => ({ type, body: type === 'application/x-www-form-urlencoded' ? form(value) : JSON.stringify(value) }))
+      const write = (value: unknown) => type === 'application/x-www-form-urlencoded' ? form(value) : JSON.stringify(value)
+      return fc.oneof(
+        { weight: 3, arbitrary: valid(media.schema ?? {}).map((value) => ({ value: { type, body: write(value) }, valid: Buffer.byteLength(write(value)) <= limit })) },
+        { weight: 1, arbitrary: invalid(media.schema ?? {}).map((value) => anything({ type, body: write(value) })) }
+      )
     })
     return fc.oneof(
       { weight: 8, arbitrary: fc.oneof(...bodies) },
-      { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('text/plain', 'application/xml', 'application/json'), body: printable }) },
-      { weight: 1, arbitrary: fc.constant<{ type?: string, body?: string }>({}) },
+      { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('text/plain', 'application/xml', 'application/json'), body: printable }).map(anything) },
+      { weight: 1, arbitrary: fc.constant({ value: {}, valid: requestBody.required !== true }) },
       // Over the test server's BODY_LIMIT: 413.
-      { weight: 1, arbitrary: fc.constant({ type: Object.keys(requestBody.content)[0], body: JSON.stringify('x'.repeat(5000)) }) }
+      { weight: 1, arbitrary: fc.constant(anything({ type: Object.keys(requestBody.content)[0], body: JSON.stringify('x'.repeat(5000)) })) }
     )
   }
 
-  /** Accept: a documented type, any, several with q-values, or one the operation does not produce. */
-  function accept (operation: Operation): fc.Arbitrary<string | undefined> {
-    const produced = [...new Set(Object.values(operation.responses).flatMap((response) => Object.keys(response.content ?? {})))]
+  /**
+   * Accept: a documented type, any, several with q-values, or one the operation does not produce.
+   * Allowed when absent, `*\/*`, or when it takes a type the operation's successes are written in;
+   * without a success body, a type all its bodies are written in (the errors' JSON of a DELETE,
+   * none for GET /failing, whose only answer is text and its errors JSON).
+   */
+  function accept (operation: Operation): fc.Arbitrary<Part<string | undefined>> {
+    const responses = Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.content ?? {})] as const)
+    const produced = [...new Set(responses.flatMap(([, types]) => types))]
+    const successes = [...new Set(responses.filter(([status]) => status.startsWith('2')).flatMap(([, types]) => types))]
+    const answered = successes.length > 0
+      ? successes
+      : produced.filter((type) => responses.every(([, types]) => types.length === 0 || types.includes(type)))
     return fc.option(fc.oneof(
       fc.constantFrom(...produced, '*/*', 'application/*'),
       fc.constantFrom('text/html', 'image/png', 'application/xml;q=0.9, text/plain;q=0.1', 'text/*'),
       fc.subarray(produced, { minLength: 1 }).map((types) => types.map((type, index) => `${type};q=${(1 - index / 10).toFixed(1)}`).join(', '))
-    ), { nil: undefined, freq: 3 })
+    ), { nil: undefined, freq: 3 }).map((header) => ({ value: header, valid: header === undefined || accepts(header, answered) }))
   }
 
   /** Credentials for the operation's security: the right ones, wrong ones, or none. */
-  function authorization (operation: Operation): fc.Arbitrary<string | undefined> {
+  function authorization (operation: Operation): fc.Arbitrary<Part<string | undefined>> {
     const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))
-    if (schemes.length === 0) return fc.constant(undefined)
+    if (schemes.length === 0) return fc.constant(allowed(undefined))
     const [user, ...password] = (credentials.basic.split(',')[0] as string).split(':')
     const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`
     return fc.oneof(
-      { weight: 4, arbitrary: fc.constant(schemes.includes('basicAuth') ? basic(`${user}:${password.join(':')}`) : `Bearer ${credentials.bearer}`) },
-      { weight: 1, arbitrary: fc.constantFrom(undefined, basic('nobody:wrong'), 'Bearer wrong-token', 'Basic !!', 'Digest x') }
+      { weight: 4, arbitrary: fc.constant(allowed(schemes.includes('basicAuth') ? basic(`${user}:${password.join(':')}`) : `Bearer ${credentials.bearer}`)) },
+      { weight: 1, arbitrary: fc.constantFrom(undefined, basic('nobody:wrong'), 'Bearer wrong-token', 'Basic !!', 'Digest x').map(anything) }
     )
   }
 
@@ -191,20 +241,37 @@ export function requestGenerator (document: Document, credentials: Credentials, 
       headers: fc.record(headers),
       accept: accept(operation),
       authorization: authorization(operation),
-      body: operation.requestBody === undefined ? fc.constant<{ type?: string, body?: string }>({}) : body(operation.requestBody)
+      body: operation.requestBody === undefined ? fc.constant(allowed<{ type?: string, body?: string }>({})) : body(operation.requestBody)
     }).map(({ captures, query, headers, accept, authorization, body }) => {
-      const search = Object.entries(query).filter(([, value]) => value !== undefined)
-        .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value as string)}`).join('&')
-      const all: Record<string, string> = Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined)) as Record<string, string>
-      if (accept !== undefined) all.accept = accept
-      if (authorization !== undefined) all.authorization = authorization
-      if (body.type !== undefined) all['content-type'] = body.type
+      const parts = [...Object.values(captures), ...Object.values(query), ...Object.values(headers), accept, authorization, body]
+      const given = (named: Record<string, Part<string | undefined>>) =>
+        Object.entries(named).flatMap(([name, { value }]) => value === undefined ? [] : [[name, value] as const])
+      const search = given(query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')
+      const all: Record<string, string> = Object.fromEntries(given(headers))
+      if (accept.value !== undefined) all.accept = accept.value
+      if (authorization.value !== undefined) all.authorization = authorization.value
+      if (body.value.type !== undefined) all['content-type'] = body.value.type
       return {
         method: method.toUpperCase(),
-        url: path.replace(/\{([^}]+)\}/g, (_match, name: string) => captures[name] as string) + (search === '' ? '' : `?${search}`),
+        url: path.replace(/\{([^}]+)\}/g, (_match, name: string) => (captures[name] as Part<string>).value) + (search === '' ? '' : `?${search}`),
         headers: all,
-        ...(body.body === undefined ? {} : { body: body.body })
+        ...(body.value.body === undefined ? {} : { body: body.value.body }),
+        valid: parts.every((part) => part.valid)
       }
     })
   }
+}
+
+/** A media range matches a type: itself, or `type/*`; a type documented as `*\/*` is any. */
+function matches (range: string, type: string): boolean {
+  return type === '*/*' || range === type || (range.endsWith('/*') && type.startsWith(range.slice(0, -1)))
+}
+
+/** Whether an Accept header takes any type, or one of these (a media range of q=0 takes none). */
+export function accepts (header: string, types: readonly string[]): boolean {
+  return header.split(',').some((entry) => {
+    const [range = '', ...parameters] = entry.split(';').map((part) => part.trim().toLowerCase())
+    const q = parameters.find((parameter) => parameter.startsWith('q='))
+    return (q === undefined || Number(q.slice(2)) > 0) && (range === '*/*' || types.some((type) => matches(range, type)))
+  })
 }

@@ -1270,7 +1270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb (the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. */
+                /** @description `<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb (the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. A value that does not match the pattern is a 400. */
                 Range?: string;
             };
             path?: never;
@@ -1609,7 +1609,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
                 Range?: string;
             };
             path?: never;
@@ -2097,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -2138,7 +2138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the products by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every product, 200. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the products by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every product, 200. A value that does not match the pattern is a 400. */
                 Range?: string;
             };
             path?: never;
@@ -2261,8 +2261,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description return=representation: answer with the item (RFC 7240) */
-                Prefer?: string;
+                /** @description return=representation: answer with the item; return=minimal: without it (RFC 7240). Other preferences are ignored. */
+                Prefer?: "return=representation" | "return=minimal";
             };
             path?: never;
             cookie?: never;
@@ -2524,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -2565,8 +2565,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description return=representation: answer with the item (RFC 7240) */
-                Prefer?: string;
+                /** @description return=representation: answer with the item; return=minimal: without it (RFC 7240). Other preferences are ignored. */
+                Prefer?: "return=representation" | "return=minimal";
             };
             path: {
                 /** @description The product's id */
@@ -2696,7 +2696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +2870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,7 +3255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -3375,7 +3375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3520,7 @@ export interface operations {
             header?: {
                 /** @description Read, with no effect on the body */
                 "User-Agent"?: string;
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. So is a Range with sortby: a page is in id order. */
                 Range?: string;
             };
             path?: never;
@@ -3727,8 +3727,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description return=representation: answer with the item (RFC 7240) */
-                Prefer?: string;
+                /** @description return=representation: answer with the item; return=minimal: without it (RFC 7240). Other preferences are ignored. */
+                Prefer?: "return=representation" | "return=minimal";
             };
             path?: never;
             cookie?: never;
@@ -3958,7 +3958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -3999,8 +3999,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description return=representation: answer with the item (RFC 7240) */
-                Prefer?: string;
+                /** @description return=representation: answer with the item; return=minimal: without it (RFC 7240). Other preferences are ignored. */
+                Prefer?: "return=representation" | "return=minimal";
             };
             path: {
                 /** @description The user's id */
@@ -4115,7 +4115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description URI Too Long */
+            /** @description URI Too Long: a capture is longer than 8192 characters */
             414: {
                 headers: {
                     [name: string]: unknown;
@@ -4292,7 +4292,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
                 Range?: string;
             };
             path?: never;
@@ -4469,7 +4469,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
                 Range?: string;
             };
             path?: never;

@@ -1270,7 +1270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb (the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. A value that does not match the pattern is a 400. */
+                /** @description `<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb (the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. */
                 Range?: string;
             };
             path?: never;
@@ -1609,7 +1609,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. */
                 Range?: string;
             };
             path?: never;
@@ -2138,7 +2138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the products by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every product, 200. A value that does not match the pattern is a 400. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the products by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every product, 200. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. */
                 Range?: string;
             };
             path?: never;
@@ -3520,7 +3520,7 @@ export interface operations {
             header?: {
                 /** @description Read, with no effect on the body */
                 "User-Agent"?: string;
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. So is a Range with sortby: a page is in id order. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. A Range with sortby is a 400 too: a page is in id order. */
                 Range?: string;
             };
             path?: never;
@@ -4292,7 +4292,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. */
                 Range?: string;
             };
             path?: never;
@@ -4469,7 +4469,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A value that does not match the pattern is a 400. */
+                /** @description `id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the users by id, from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every user, 200. A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only. */
                 Range?: string;
             };
             path?: never;

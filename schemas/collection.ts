@@ -12,7 +12,7 @@ export function idRangeHeader (name: string, more = '') {
   return documentOnly(Type.String({
     description: '`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]`: a page of the ' + name + 's by id, ' +
       'from the value (inclusive; any integer); defaults: limit 100, offset 0, order asc. Absent: every ' + name + ', 200. ' +
-      'A value that does not match the pattern is a 400.' + more,
+      'A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only.' + more,
     examples: ['id', 'id; limit 2', 'id 2; limit 1', 'id; order desc; limit 1']
   }), { pattern: ID_RANGE_PATTERN })
 }

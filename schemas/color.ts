@@ -28,7 +28,7 @@ export function colorsRequestHeaders (rangePattern: string) {
     Range: Type.Optional(documentOnly(Type.String({
       description: '`<field> [<value>][; offset <o>][; limit <l>][; order <asc|desc>]` on the field name, hex or rgb ' +
         '(the value percent-encoded); defaults: limit 100 (rgb: 5), offset 0, order desc. Absent: the default range on name. ' +
-        'A value that does not match the pattern is a 400.',
+        'A malformed value is a 400; the pattern of the OpenAPI document matches well-formed values only.',
       examples: ['name', 'name; limit 2', 'name Green; order asc; offset 1', 'hex %23808080; limit 2', 'rgb 255; order asc']
     }), { pattern: rangePattern }))
   })

@@ -57,7 +57,7 @@ export const UsersQuerySchema = Type.Object({ sortby: Type.Optional(SortBySchema
 /** The request headers `GET /users` reads. */
 export const UsersRequestHeadersSchema = Type.Object({
   'User-Agent': Type.Optional(Type.String({ description: 'Read, with no effect on the body' })),
-  Range: Type.Optional(idRangeHeader('user', ' So is a Range with sortby: a page is in id order.'))
+  Range: Type.Optional(idRangeHeader('user', ' A Range with sortby is a 400 too: a page is in id order.'))
 })
 
 /** The request headers of the list-all routes. */

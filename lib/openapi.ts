@@ -267,7 +267,7 @@ function documentedPart (schema: Schema | undefined): Schema | undefined {
 
 /** A 414 that says which bound it is over: a capture's length, which no schema of the route holds. */
 function uriTooLong (response: ResponseSchema, { maxParamLength }: RequestBounds): ResponseSchema {
-  if (response.description !== undefined || maxParamLength === undefined) return response
+  if (maxParamLength === undefined) return response
   return { ...response, description: `${STATUS_CODES[414]}: a capture is longer than ${maxParamLength} characters` }
 }
 
@@ -279,10 +279,11 @@ export interface RequestBounds {
 
 /**
  * Per route: the operation's name, tag and security (`[]` for public operations, basic, bearer
- * when the server requires tokens), its request body, and its responses as documentedResponse()
- * says.
+ * when the server requires tokens), its captures, query and headers with the keywords of the
+ * document only, its request body, and its responses as documentedResponse() says (the 414 with
+ * the capture bound).
  */
-export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<string>, components: Map<string, Json>, bounds: RequestBounds = {}): SwaggerTransform {
+export function documentRoute (bearerRequired: boolean, paths: ReadonlySet<string>, components: Map<string, Json>, bounds: RequestBounds): SwaggerTransform {
   const ref = (schema: Schema) => referenced(schema, components)
   return ({ schema, url, route }) => {
     if (schema === undefined) return { schema, url }

@@ -10,7 +10,7 @@ import { projectRoot } from '../../lib/project-root.js'
 /**
  * Builds the service in-process, takes its OpenAPI document and writes the generated files of the
  * client into `dir`; answers their names. test/client/generate.test.ts compares them with the
- * committed ones. The generator lives here, apart from client/, which users copy as it is.
+ * committed ones. The generator lives here, apart from client/, the package users install.
  */
 export async function writeClient (dir = path.join(projectRoot, 'client')): Promise<string[]> {
   // No load shedding: on a busy machine the app may look overloaded while it starts.

@@ -46,9 +46,9 @@ export type ErrorBody = Schemas['Error']
 /** What every helper takes besides its arguments. */
 export interface CallOptions {
   /** Aborts the call (the answer's body included): it rejects with an ApiError of kind `aborted`. */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
   /** Milliseconds the whole call may take, its body or stream included; then an ApiError of kind `timeout`. */
-  timeout?: number
+  timeout?: number | undefined
 }
 
 export interface ApiClientOptions<C extends Credentials> extends Pick<ClientOptions, 'fetch' | 'headers'> {
@@ -180,7 +180,7 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
   // Each method of the client takes `timeout` beside openapi-fetch's options, and rejects only with an ApiError.
   for (const method of METHODS) {
     untyped[method] = (path, { signal, timeout, ...init } = {}) =>
-      guarded(`${method} ${path}` as Operation, { signal: signal as AbortSignal, timeout: timeout as number }, (combined) => call[method](path, { ...init, signal: combined }))
+      guarded(`${method} ${path}` as Operation, { signal: (signal ?? undefined) as AbortSignal | undefined, timeout: timeout as number | undefined }, (combined) => call[method](path, { ...init, signal: combined }))
   }
 
   /** Calls an operation; answers its success, or throws its HttpError. */
@@ -203,8 +203,10 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
    * `const { items, totalCount, nextRange } = await api.page('GET /users', { field: 'id', limit: 10 })`.
    */
   function page<O extends Callable> (operation: O, range?: RangeOf<O>, options: CallOptions = {}): Promise<Page<O>> {
+    // Made before the call: a value that cannot be encoded (a lone surrogate) is the caller's URIError, not a failed call.
+    const header = range === undefined ? defaultRange(operation) : rangeHeader(range)
     return guarded(operation, options, async (signal) => {
-      const { data, response } = await send(operation, { params: { header: { Range: range === undefined ? defaultRange(operation) : rangeHeader(range) } } }, signal)
+      const { data, response } = await send(operation, { params: { header: { Range: header } } }, signal)
       const items = data as Array<PageItem<O>>
       let headers: Record<string, unknown>
       try {

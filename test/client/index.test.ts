@@ -174,6 +174,7 @@ t.test('items() and pages(): every page of GET /colors, following Next-Range, th
   t.match(all[1]?.nextRange, { field: 'rgb', value: all[1]?.contentRange?.last, limit: 25, order: 'desc' }, 'an integer field\'s value is a number')
   t.type(all[1]?.nextRange?.value, 'number')
   t.equal(rangeHeader({ field: 'name', value: 'Light Blue', limit: 2, offset: 1, order: 'asc' }), 'name Light%20Blue; limit 2; offset 1; order asc')
+  t.throws(() => api.page('GET /colors', { field: 'name', value: '\uD800' }), URIError, 'a value UTF-8 cannot carry is the caller\'s error, before any call')
   const error = await failure(t, api.page('GET /colors', { field: 'name', limit: -1 }), 400)
   t.match((error.body as ErrorBody).message, /^Limit must be non-negative/, 'a malformed range is a typed error')
 })

@@ -13,7 +13,7 @@ export default {
   coverageAnalysis: 'off',
   mutate: [module],
   // What the sandbox needs to run the tests (node_modules is linked, not copied).
-  ignorePatterns: ['dist', 'coverage', '.tap', 'reports', 'client', 'bench', 'deploy', 'docs'],
+  ignorePatterns: ['dist', 'coverage', '.tap', 'reports', 'client/dist', 'bench', 'deploy', 'docs'],
   reporters: ['clear-text', 'json'],
   jsonReporter: { fileName: `reports/mutation/${module.replaceAll('/', '_')}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: false },

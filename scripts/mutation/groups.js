@@ -1,4 +1,4 @@
-// What `npm run mutation` mutates: the pure modules of lib/, in groups, each module with the unit
+// What `npm run mutation` mutates: the pure modules of lib/ and of the client, in groups, each module with the unit
 // tests that must kill its mutants. Only those tests run for a mutant of the module (StrykerJS's
 // command runner cannot pick tests per mutant), so a module's score says what its own tests hold.
 export const GROUPS = {
@@ -18,6 +18,11 @@ export const GROUPS = {
     { mutate: 'lib/config/schema.ts', tests: ['test/lib/config/schema.test.ts', 'test/lib/config/load.test.ts'] },
     { mutate: 'lib/config/trust-proxy.ts', tests: ['test/lib/config/trust-proxy.test.ts'] },
     { mutate: 'lib/config/unknown-settings.ts', tests: ['test/lib/config/unknown-settings.test.ts'] }
+  ],
+  client: [
+    { mutate: 'client/range.ts', tests: ['test/client/range.test.ts'] },
+    { mutate: 'client/headers.ts', tests: ['test/client/headers.test.ts'] },
+    { mutate: 'client/errors.ts', tests: ['test/client/headers.test.ts'] }
   ],
   'list bodies': [
     { mutate: 'lib/pull-stream.ts', tests: ['test/lib/pull-stream.test.ts'] },

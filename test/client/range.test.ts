@@ -62,6 +62,21 @@ t.test('the client reads back every Next-Range and Content-Range the service wri
     t.same(parseContentRange(operation, contentRangeHeader(field, first, last)), { field, first: wellFormed(first), last: wellFormed(last) })
     t.same(parseRange(rangeHeader(range), grammarOf(operation)), range, 'the service reads what the client writes')
   }), { numRuns: 300 })
+  t.equal(rangeHeader({ field: 'id' }), 'id', 'options left out are not written')
+  t.equal(rangeHeader({ field: 'id', offset: 0 }), 'id; offset 0')
+  t.equal(rangeHeader({ field: 'id', order: 'asc' }), 'id; order asc')
+  t.equal(rangeHeader({ field: 'name', value: 'Light Blue', limit: 5 }), 'name Light%20Blue; limit 5')
+  t.same(parseRangeHeader('GET /users', '  id  7 ;  limit  2 ; order desc '), { field: 'id', value: 7, limit: 2, order: 'desc' }, 'spaces around tokens')
+  t.same(parseRangeHeader('GET /colors', 'name'), { field: 'name' }, 'a field alone')
+  for (const [header, why] of <Array<[string, string]>>[['id 1e3', 'an exponent'], ['id 0x10', 'hexadecimal'], ['id 1;limit 1e3', 'a limit with an exponent'], ['id 1;offset +1', 'a signed offset'],
+    ['id 9007199254740992', 'past the safe integers'], ['id 1;foo bar', 'an unknown option'], ['id 1;order', 'an order without its argument']]) {
+    t.throws(() => parseRangeHeader('GET /users', header), SyntaxError, why)
+  }
+  t.throws(() => parseRangeHeader('GET /users', 'id x'), { name: 'SyntaxError', message: '"x" is not an integer' })
+  t.throws(() => parseRangeHeader('GET /users', 'id;limit -1'), { name: 'SyntaxError', message: 'limit "-1" is not a count' })
+  t.throws(() => parseContentRange('GET /colors', 'name Yellow'), { name: 'SyntaxError', message: '"name Yellow" is not "<field> <first>..<last>"' }, 'no ..')
+  t.throws(() => parseContentRange('GET /colors', 'name'), SyntaxError, 'no values')
+  t.same(parseContentRange('GET /colors', 'name a.b..c..d'), { field: 'name', first: 'a.b', last: 'c..d' }, 'split at the first ..')
   t.throws(() => parseRangeHeader('GET /users', 'name 1'), SyntaxError, 'not a field of the route')
   t.throws(() => parseRangeHeader('GET /users', 'id 1 2'), SyntaxError, 'two values')
   t.throws(() => parseRangeHeader('GET /users', 'id 1;limit'), SyntaxError, 'an option without its argument')

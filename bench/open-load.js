@@ -1,0 +1,165 @@
+// An open-model load generator, run as a process of its own: requests leave at a fixed rate,
+// whether or not the earlier ones were answered, and each one's latency counts from the moment it
+// was scheduled to leave, not from when a connection became free. wrk is a closed model: each of
+// its connections waits for an answer before its next request, so a server that slows down also
+// slows the load, and the requests that would have waited meanwhile are never sent nor counted
+// (coordinated omission). Here a slow answer makes the next requests queue, and that queueing is
+// in their latency, as a caller of a service under a steady load would see it.
+//
+// Usage: node bench/open-load.js '<JSON>' with
+//   targets      URLs of the servers (origin only); request i goes to targets[i % targets.length]
+//   path, method ('GET'), headers ({}), body (a string, sent with its Content-Length)
+//   rate         requests per second, over all targets
+//   duration     seconds of sending
+//   connections  keep-alive connections in all (split across the targets), 50 by default
+//   client       'undici' (a Pool per target, the default when undici can be loaded) or 'http'
+//                (node:http and its Agent): undici costs the generator less CPU per request, the
+//                more so the higher the rate (figures: bench/README.md)
+//   warmup       seconds sent at the same rate before the measured ones, and not counted (1):
+//                both processes' JIT compiles the paths first
+//   grace        seconds to wait for the last answers after the sending ends (5)
+// Prints one JSON line: the latency percentiles (ms), the rates, the errors, how late the requests
+// left against their schedule, and this process's own CPU time, so that a run whose generator
+// could not keep up (too late, or near a full core) can be told from a slow server.
+import http from 'node:http'
+
+const options = JSON.parse(process.argv[2] ?? '{}')
+const { targets, path = '/', method = 'GET', headers = {}, body, rate, duration, connections = 50, client: asked, warmup = 1, grace = 5 } = options
+if (!Array.isArray(targets) || targets.length === 0 || !(rate > 0) || !(duration > 0)) {
+  throw new Error('open-load.js: give targets, rate and duration (see its first comment)')
+}
+
+const total = Math.max(1, Math.round(rate * duration))
+const warmupCount = Math.round(rate * warmup)
+const interval = 1000 / rate
+const perTarget = Math.max(1, Math.floor(connections / targets.length))
+const payload = body === undefined ? undefined : Buffer.from(body)
+const sentHeaders = payload === undefined ? headers : { ...headers, 'content-length': String(payload.length) }
+
+// Latencies in a preallocated array: recording one makes no garbage for the collector to pause on.
+const latencies = new Float64Array(total)
+let answered = 0
+let errors = 0
+let non2xx = 0
+let lateSum = 0
+let lateMax = 0
+let sent = 0
+
+function record (scheduled, status) {
+  if (scheduled < measuredFrom) return
+  latencies[answered++] = performance.now() - scheduled
+  if (status < 200 || status >= 300) non2xx++
+}
+
+function fail (scheduled) {
+  if (scheduled >= measuredFrom) errors++
+}
+
+/** One function per target: send(scheduled) sends a request whose schedule was `scheduled`. */
+// undici is not a dependency of the service: it comes with the dev tools (tap's), so node:http
+// stands in when it cannot be loaded, and the result says which client ran.
+const Pool = asked === 'http' ? undefined : await import('undici').then((undici) => undici.Pool, () => undefined)
+const client = Pool === undefined ? 'http' : 'undici'
+if (asked === 'undici' && Pool === undefined) throw new Error('open-load.js: undici cannot be loaded')
+const senders = targets.map((target) => {
+  if (client === 'undici') {
+    const pool = new Pool(target, { connections: perTarget, pipelining: 1 })
+    return {
+      send (scheduled) {
+        pool.request({ path, method, headers: sentHeaders, body: payload }).then(async ({ statusCode, body }) => {
+          await body.dump({ limit: Infinity })
+          record(scheduled, statusCode)
+        }, () => fail(scheduled))
+      },
+      close: () => pool.destroy()
+    }
+  }
+  const url = new URL(target)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: perTarget })
+  const requestOptions = { host: url.hostname, port: url.port, path, method, headers: sentHeaders, agent }
+  return {
+    send (scheduled) {
+      const request = http.request(requestOptions, (response) => {
+        response.on('end', () => record(scheduled, response.statusCode))
+        response.on('error', () => fail(scheduled))
+        response.resume()
+      })
+      request.on('error', () => fail(scheduled))
+      request.end(payload)
+    },
+    close: () => agent.destroy()
+  }
+})
+
+const warmupStart = performance.now() + 10
+const start = warmupStart + warmupCount * interval
+const measuredFrom = start - interval / 2
+let cpuBefore
+let next = -warmupCount
+
+// Sends every request whose time has come, then sleeps until the next one's. Node's timers have a
+// resolution of a millisecond, so a request may leave up to about a millisecond late; how late
+// each left is measured and reported, and counts in its latency.
+function tick () {
+  const now = performance.now()
+  while (next < total) {
+    const scheduled = start + next * interval
+    if (scheduled > now) break
+    if (next === 0) cpuBefore = process.cpuUsage()
+    if (next >= 0) {
+      const late = performance.now() - scheduled
+      lateSum += late
+      if (late > lateMax) lateMax = late
+      sent++
+    }
+    senders[(next + warmupCount) % senders.length].send(scheduled)
+    next++
+  }
+  if (next < total) setTimeout(tick, Math.max(0, start + next * interval - performance.now()))
+  else finish()
+}
+
+function finish () {
+  const sendingEnded = performance.now()
+  const deadline = sendingEnded + grace * 1000
+  const check = () => {
+    if (answered + errors < sent && performance.now() < deadline) {
+      setTimeout(check, 5)
+      return
+    }
+    const ended = performance.now()
+    const cpu = process.cpuUsage(cpuBefore)
+    const cpuMicros = cpu.user + cpu.system
+    const sorted = latencies.subarray(0, answered).sort()
+    const at = (q) => answered === 0 ? NaN : sorted[Math.min(answered - 1, Math.ceil(q * answered) - 1)]
+    const round = (ms) => Number(ms.toFixed(3))
+    const result = {
+      client,
+      rate,
+      sent,
+      answered,
+      errors,
+      non2xx,
+      // Requests neither answered nor failed by the end of the grace: a server that stopped answering.
+      unanswered: sent - answered - errors,
+      sentRate: round(sent / ((sendingEnded - start) / 1000)),
+      answeredRate: round(answered / ((ended - start) / 1000)),
+      p50: round(at(0.5)),
+      p99: round(at(0.99)),
+      p999: round(at(0.999)),
+      max: round(answered === 0 ? NaN : sorted[answered - 1]),
+      lateMeanMs: round(lateSum / Math.max(1, sent)),
+      lateMaxMs: round(lateMax),
+      cpuMicrosPerRequest: round(cpuMicros / Math.max(1, sent)),
+      cpuShare: round(cpuMicros / 1000 / (ended - start))
+    }
+    // Could not keep the schedule: near a full core, or late by more than 2 ms on average (a timer
+    // fires up to a millisecond after its time, so a generator that keeps up is 0.5–1 ms late).
+    result.starved = result.lateMeanMs > 2 || result.cpuShare > 0.9
+    process.stdout.write(JSON.stringify(result) + '\n')
+    for (const sender of senders) sender.close()
+  }
+  check()
+}
+
+setTimeout(tick, Math.max(0, warmupStart - performance.now()))

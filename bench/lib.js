@@ -270,6 +270,12 @@ export async function startDatabase () {
       }
       return total
     },
+    /** The server's processes now: the postmaster and its children (backends, background workers). */
+    pids () {
+      if (postmaster === undefined) return []
+      const children = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => processTimes(pid)?.ppid === Number(postmaster))
+      return [Number(postmaster), ...children.map(Number)]
+    },
     stop: () => server.stop()
   }
 }

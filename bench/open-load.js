@@ -12,9 +12,10 @@
 //   rate         requests per second, over all targets
 //   duration     seconds of sending
 //   connections  keep-alive connections in all (split across the targets), 50 by default
-//   client       'undici' (a Pool per target, the default when undici can be loaded) or 'http'
-//                (node:http and its Agent): undici costs the generator less CPU per request, the
-//                more so the higher the rate (figures: bench/README.md)
+//   client       'net' (open-load-net.js: bare sockets, the default), 'undici' (a Pool per target)
+//                or 'http' (node:http and its Agent): the generator's CPU per request is the
+//                servers' lost, and node:http's and undici's are several times a small request's
+//                in the service (figures: bench/README.md)
 //   warmup       seconds sent at the same rate before the measured ones, and not counted (1):
 //                both processes' JIT compiles the paths first
 //   grace        seconds to wait for the last answers after the sending ends (5)
@@ -22,9 +23,10 @@
 // left against their schedule, and this process's own CPU time, so that a run whose generator
 // could not keep up (too late, or near a full core) can be told from a slow server.
 import http from 'node:http'
+import { netSender } from './open-load-net.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}')
-const { targets, path = '/', method = 'GET', headers = {}, body, rate, duration, connections = 50, client: asked, warmup = 1, grace = 5 } = options
+const { targets, path = '/', method = 'GET', headers = {}, body, rate, duration, connections = 50, client = 'net', warmup = 1, grace = 5 } = options
 if (!Array.isArray(targets) || targets.length === 0 || !(rate > 0) || !(duration > 0)) {
   throw new Error('open-load.js: give targets, rate and duration (see its first comment)')
 }
@@ -55,13 +57,15 @@ function fail (scheduled) {
   if (scheduled >= measuredFrom) errors++
 }
 
-/** One function per target: send(scheduled) sends a request whose schedule was `scheduled`. */
-// undici is not a dependency of the service: it comes with the dev tools (tap's), so node:http
-// stands in when it cannot be loaded, and the result says which client ran.
-const Pool = asked === 'http' ? undefined : await import('undici').then((undici) => undici.Pool, () => undefined)
-const client = Pool === undefined ? 'http' : 'undici'
-if (asked === 'undici' && Pool === undefined) throw new Error('open-load.js: undici cannot be loaded')
+// undici is not a dependency of the service: it comes with the dev tools (tap's), and is loaded
+// only when asked for.
+const Pool = client === 'undici' ? (await import('undici')).Pool : undefined
+
+/** One sender per target: send(scheduled) sends a request whose schedule was `scheduled`. */
 const senders = targets.map((target) => {
+  if (client === 'net') {
+    return netSender(target, { path, method, headers: sentHeaders, body: payload, connections: perTarget, done: record, fail })
+  }
   if (client === 'undici') {
     const pool = new Pool(target, { connections: perTarget, pipelining: 1 })
     return {

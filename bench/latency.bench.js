@@ -134,11 +134,15 @@ function sampleStalls (pids) {
   }
 }
 
-/** The request-duration histogram's buckets for `method`, summed over its series: { le (s): count }. */
+/**
+ * The request-duration histogram's buckets for `method`, summed over its series: { le (s): count };
+ * and the count of the store's queries so far (`queries`, not a bucket), 0 on the memory store.
+ */
 async function serverBuckets (metricsUrl, method) {
   if (metricsUrl === undefined) return undefined
   const text = await (await fetch(metricsUrl)).text()
   const buckets = {}
+  Object.defineProperty(buckets, 'queries', { value: Number(/^db_query_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? 0) })
   for (const line of text.split('\n')) {
     const match = /^http_request_duration_seconds_bucket\{le="([^"]+)",(.*)\} (\S+)$/.exec(line)
     if (match === null || !match[2].includes(`method="${method}"`)) continue
@@ -159,6 +163,17 @@ function serverQuantile (before, after, quantile) {
     if (after[le] - (before[le] ?? 0) >= quantile * count) return `≤ ${Number(le) * 1000}`
   }
   return `> ${Number(bounds.at(-1)) * 1000}`
+}
+
+/** Requests answered per query sent to the database between two scrapes, over the processes. */
+function requestsPerQuery (before, after) {
+  let requests = 0
+  let queries = 0
+  for (const [index, scrape] of after.entries()) {
+    requests += scrape['+Inf'] - (before[index]['+Inf'] ?? 0)
+    queries += scrape.queries - before[index].queries
+  }
+  return requests / queries
 }
 
 /** The mean of runnable tasks on the machine (the 4th field of /proc/loadavg), sampled every 50 ms until stopped. */
@@ -213,6 +228,8 @@ async function measure (side, request, share, rate, rows) {
     'server max ms': serverSide(1),
     errors: run.errors + run.non2xx + run.unanswered,
     'server CPU': round(cpuShare, 2),
+    // Requests per query: how many requests a statement served (lib/postgres/batcher.ts).
+    'req/query': side.database === undefined ? '' : round(requestsPerQuery(bucketsBefore, bucketsAfter), 1),
     'wait ms/s: server': round(waitMsPerS, 0),
     'server off-core ms': round(stall, 0),
     'wait ms/s: PostgreSQL': side.database === undefined ? '' : round(databaseWaitMsPerS, 0),

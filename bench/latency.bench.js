@@ -13,7 +13,9 @@
 // the run waited for a core (schedstat), with the mean of runnable tasks on the machine: a
 // latency that the server does not see, and that the run queue explains, is the machine's.
 // Targets, at 50 %: service p99 / raw p99 ≤ 1.5 on the memory store; PostgreSQL two processes
-// p99 / one process p99 ≤ 2. BENCH_DURATION (seconds per run, 5) shortens a run; BENCH_LATENCY_ONLY
+// p99 / one process p99 ≤ 2. Each rate in BENCH_ROUNDS (3) alternating rounds of the sides, medians:
+// a p99 over a few seconds is set by the run's longest stall, which a shared machine moves from
+// one run to the next. BENCH_DURATION (seconds per run, 5) shortens a run; BENCH_LATENCY_ONLY
 // (a part of a request's name) runs some requests only; BENCH_LATENCY_STORES ('memory,postgres');
 // BENCH_LATENCY_DIAGNOSE=1 adds, on PostgreSQL, one process with the pool doubled
 // (DATABASE_POOL_SIZE 20) and two processes pinned to a core each (taskset).
@@ -21,9 +23,10 @@ import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
-import { freePort, load, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
+import { freePort, load, median, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const only = process.env.BENCH_LATENCY_ONLY
 const stores = (process.env.BENCH_LATENCY_STORES ?? 'memory,postgres').split(',')
 const diagnose = process.env.BENCH_LATENCY_DIAGNOSE === '1'
@@ -191,7 +194,7 @@ function sampleRunnable () {
 /**
  * One open-model run against a side (one or more servers), with what the machine did meanwhile.
  */
-async function measure (side, request, share, rate, rows) {
+async function measure (side, request, share, rate) {
   const serverPids = side.servers.map((server) => server.pid)
   const databasePids = side.database?.pids() ?? []
   const method = request.method ?? 'GET'
@@ -215,7 +218,7 @@ async function measure (side, request, share, rate, rows) {
   if (run.errors > 0 || run.non2xx > 0 || run.unanswered > 0) {
     console.error(`${request.name} on ${side.name} at ${rate}/s: ${run.errors} errors, ${run.non2xx} non-2xx, ${run.unanswered} unanswered`)
   }
-  rows.push({
+  return {
     request: request.name,
     side: side.name,
     '% sat': share * 100,
@@ -240,8 +243,43 @@ async function measure (side, request, share, rate, rows) {
     'late ms': round(run.lateMeanMs, 2),
     'late max ms': round(run.lateMaxMs, 1),
     flag: run.starved ? 'LATE' : ''
-  })
-  return run
+  }
+}
+
+/**
+ * The sides at one rate, in alternating rounds so that all see the same machine; one row per
+ * side: the median of each figure over the rounds, but the worst for max, late max, the server's
+ * buckets and the flag (how many rounds were LATE).
+ */
+async function measureRounds (sides, request, share, rate) {
+  const runs = sides.map(() => [])
+  for (let i = 0; i < rounds; i++) {
+    for (const [index, side] of sides.entries()) runs[index].push(await measure(side, request, share, rate))
+  }
+  for (const sideRuns of runs) {
+    const row = { ...sideRuns[0] }
+    for (const [name, value] of Object.entries(row)) {
+      const values = sideRuns.map((run) => run[name])
+      if (name === 'flag') {
+        const late = values.filter((flag) => flag === 'LATE').length
+        row.flag = late === 0 ? '' : `LATE ${late}/${rounds}`
+      } else if (name === 'max ms' || name === 'late max ms') {
+        row[name] = Math.max(...values)
+      } else if (typeof value === 'number' && name !== '% sat' && name !== 'rate /s') {
+        row[name] = Number(median(values).toFixed(2))
+      } else if (name.startsWith('server') && typeof value === 'string') {
+        // The slowest bucket any round reached, process by process.
+        row[name] = value.split(', ').map((_, process) => values.map((joined) => joined.split(', ')[process]).sort(byBound).at(-1)).join(', ')
+      }
+    }
+    rows.push(row)
+  }
+}
+
+/** Orders '≤ 1' < '≤ 25' < '> 10000' (the server's bucket bounds, in ms). */
+function byBound (a, b) {
+  const bound = (text) => text === '' ? -1 : Number(text.replace(/^[≤>] /, '')) + (text.startsWith('>') ? 0.5 : 0)
+  return bound(a) - bound(b)
 }
 
 /** The service with its metrics on a port of the bench's, so that its histogram can be scraped. */
@@ -276,8 +314,7 @@ if (stores.includes('memory')) {
       console.log(`${request.name}, memory store: saturates at ${Math.round(saturating)} requests/s (wrk, ${CONNECTIONS} connections)`)
       for (const share of SHARES) {
         const rate = Math.round(saturating * share)
-        await measure({ name: 'memory: service', servers: [service] }, request, share, rate, rows)
-        await measure({ name: 'memory: raw', servers: [raw] }, request, share, rate, rows)
+        await measureRounds([{ name: 'memory: service', servers: [service] }, { name: 'memory: raw', servers: [raw] }], request, share, rate)
       }
       const ratio = p99Of(request, 'memory: service', 0.5) / p99Of(request, 'memory: raw', 0.5)
       summary.push({ figure: `${request.name}: service p99 / raw p99, memory store, 50 % of saturation (open model)`, ratio: round(ratio, 2), target: `≤ ${RAW_TARGET}`, met: ratio <= RAW_TARGET ? 'yes' : 'NO' })
@@ -314,7 +351,7 @@ if (stores.includes('postgres')) {
       console.log(`${request.name}, PostgreSQL: one process saturates at ${Math.round(saturating)} requests/s (wrk, ${CONNECTIONS} connections)`)
       for (const share of SHARES) {
         const rate = Math.round(saturating * share)
-        for (const side of sides) await measure(side, request, share, rate, rows)
+        await measureRounds(sides, request, share, rate)
       }
       const ratio = p99Of(request, two.name, 0.5) / p99Of(request, one.name, 0.5)
       summary.push({ figure: `${request.name}: PostgreSQL p99, two processes / one, 50 % of one's saturation (open model)`, ratio: round(ratio, 2), target: `≤ ${PROCESSES_TARGET}`, met: ratio <= PROCESSES_TARGET ? 'yes' : 'NO' })
@@ -325,7 +362,7 @@ if (stores.includes('postgres')) {
   }
 }
 
-console.log(`Node ${process.version}, open model (bench/open-load.js, ${CONNECTIONS} keep-alive connections), ${duration} s per run after 1 s of warm-up; rates are shares of wrk's closed-model saturation`)
+console.log(`Node ${process.version}, open model (bench/open-load.js, ${CONNECTIONS} keep-alive connections), ${rounds} round(s) of ${duration} s per side and rate after 1 s of warm-up, medians (max: the worst); rates are shares of wrk's closed-model saturation`)
 console.log('server p99, max: the bucket of the service\'s request-duration histogram that holds them, per process; wait ms/s: the tasks of the servers, of PostgreSQL, of the generator runnable but waiting for a core, ms per second of run; server off-core: the longest stretch a server\'s main thread waited for a core throughout; runnable: mean of runnable tasks on the machine (2 cores); late: how late the generator sent, mean and worst; LATE: it could not keep its schedule')
 printTable(rows)
 console.table(summary)

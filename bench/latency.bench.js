@@ -176,7 +176,8 @@ function requestsPerQuery (before, after) {
     requests += scrape['+Inf'] - (before[index]['+Inf'] ?? 0)
     queries += scrape.queries - before[index].queries
   }
-  return requests / queries
+  // Routes that do not query the store see only the scrapes' readiness checks.
+  return queries < requests / 1000 ? NaN : requests / queries
 }
 
 /** The mean of runnable tasks on the machine (the 4th field of /proc/loadavg), sampled every 50 ms until stopped. */
@@ -232,7 +233,7 @@ async function measure (side, request, share, rate) {
     errors: run.errors + run.non2xx + run.unanswered,
     'server CPU': round(cpuShare, 2),
     // Requests per query: how many requests a statement served (lib/postgres/batcher.ts).
-    'req/query': side.database === undefined ? '' : round(requestsPerQuery(bucketsBefore, bucketsAfter), 1),
+    'req/query': side.database === undefined ? '' : round(requestsPerQuery(bucketsBefore, bucketsAfter), 1) || '',
     'wait ms/s: server': round(waitMsPerS, 0),
     'server off-core ms': round(stall, 0),
     'wait ms/s: PostgreSQL': side.database === undefined ? '' : round(databaseWaitMsPerS, 0),

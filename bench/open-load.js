@@ -151,8 +151,15 @@ function finish () {
     const waited = runQueueWaitMs() - waitBefore
     const cpu = process.cpuUsage(cpuBefore)
     const cpuMicros = cpu.user + cpu.system
-    const sorted = latencies.subarray(0, answered).sort()
-    const at = (q) => answered === 0 ? NaN : sorted[Math.min(answered - 1, Math.ceil(q * answered) - 1)]
+    // A request still unanswered has waited at least from the end of the sending to now: it counts
+    // with that, a lower bound, rather than leaving the percentiles to the answered ones only.
+    const unanswered = Math.max(0, sent - answered - errors)
+    const counted = answered + unanswered
+    const sorted = new Float64Array(counted)
+    sorted.set(latencies.subarray(0, answered))
+    sorted.fill(ended - sendingEnded, answered)
+    sorted.sort()
+    const at = (q) => counted === 0 ? NaN : sorted[Math.min(counted - 1, Math.ceil(q * counted) - 1)]
     const round = (ms) => Number(ms.toFixed(3))
     const result = {
       client,
@@ -162,13 +169,13 @@ function finish () {
       errors,
       non2xx,
       // Requests neither answered nor failed by the end of the grace: a server that stopped answering.
-      unanswered: sent - answered - errors,
+      unanswered,
       sentRate: round(sent / ((sendingEnded - start) / 1000)),
       answeredRate: round(answered / ((ended - start) / 1000)),
       p50: round(at(0.5)),
       p99: round(at(0.99)),
       p999: round(at(0.999)),
-      max: round(answered === 0 ? NaN : sorted[answered - 1]),
+      max: round(counted === 0 ? NaN : sorted[counted - 1]),
       lateMeanMs: round(lateSum / Math.max(1, sent)),
       lateMaxMs: round(lateMax),
       cpuMicrosPerRequest: round(cpuMicros / Math.max(1, sent)),

@@ -34,7 +34,7 @@ for (const node of nodes) {
 }
 for (const { version, rows } of summaries) {
   if (rows.length === 0) continue
-  console.log(`\n# Summary: Node ${version}, server CPU per request, medians (bench/README.md says how to read it)`)
+  console.log(`\n# Summary: Node ${version}, the ratios the benchmarks handed in (server CPU per request; p99 latency for latency), medians (bench/README.md says how to read them)`)
   console.table(rows)
 }
 process.exitCode = failed > 0 ? 1 : 0

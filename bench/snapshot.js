@@ -19,7 +19,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { compressChecks, swaggerUiAssets } from '../scripts/bundle-plugins.ts'
+import { compressChecks, SERVICE_BUNDLE_OPTIONS, swaggerUiAssets } from '../scripts/bundle-plugins.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const dist = path.join(root, 'dist')
@@ -64,13 +64,7 @@ export async function buildSnapshot () {
   // pino and thread-stream inside.
   const bundle = path.join(workdir, 'service.cjs')
   await build({
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    logLevel: 'warning',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    sourcemap: 'linked',
+    ...SERVICE_BUNDLE_OPTIONS,
     format: 'cjs',
     stdin: {
       contents: [

@@ -27,7 +27,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { compressChecks, swaggerUiAssets } from './bundle-plugins.ts'
+import { compressChecks, SERVICE_BUNDLE_OPTIONS as bundled, swaggerUiAssets } from './bundle-plugins.ts'
 
 const dist = path.join(import.meta.dirname, '..', 'dist')
 const outdir = path.join(dist, 'bundle')
@@ -62,19 +62,6 @@ const main = [
   ...loaded.map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path.join(dist, name))}),`),
   '}'
 ].join('\n')
-
-const bundled = {
-  bundle: true,
-  platform: 'node',
-  target: 'node24',
-  logLevel: 'warning',
-  // V8 parses all of it before it runs: without the whitespace the start is shorter (figures:
-  // bench/README.md). Names are kept, so stack traces still name the functions; the source maps
-  // beside the files give the lines (NODE_OPTIONS=--enable-source-maps).
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: 'linked'
-}
 
 fs.rmSync(outdir, { recursive: true, force: true })
 await build({

@@ -1,4 +1,4 @@
-// Mutation testing of the pure modules of lib/ (`npm run mutation`, outside npm test;
+// Mutation testing of the pure modules of lib/ and client/ (`npm run mutation`, outside npm test;
 // docs/development.md): StrykerJS changes one operator, condition or literal at a time and runs the
 // module's unit tests; a mutant they do not notice (survived) is behaviour no test holds. MUTATE
 // names the module (scripts/mutation/groups.js); scripts/mutation/index.js runs each in turn.

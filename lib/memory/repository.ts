@@ -7,16 +7,23 @@ import { sortInSlices } from '../sort-in-slices.js'
 /** A sort key of the memory store: an item's value, strings compared by UTF-16 code unit. */
 export type SortKey<T> = (item: T) => string | number
 
-/** A copy that nobody can change: stored items are safe from the callers that gave or read them. */
+/**
+ * A copy that nobody can change: stored items are safe from the callers that gave or read them.
+ * Items are JSON data (a validated request body), so the copy walks plain objects and arrays; it
+ * is made and frozen in one pass, about a tenth of `structuredClone` and a freezing walk after it
+ * (1.3–1.6 µs per user: bench/README.md).
+ */
 function frozenCopy<T> (value: T): T {
-  const copy = structuredClone(value)
-  const freeze = (node: unknown) => {
-    if (typeof node !== 'object' || node === null) return
-    Object.freeze(node)
-    for (const child of Object.values(node)) freeze(child)
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const child = frozenCopy((value as Record<string, unknown>)[key])
+    // JSON.parse makes "__proto__" an own key; an assignment would set the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true })
+    else copy[key] = child
   }
-  freeze(copy)
-  return copy
+  return Object.freeze(copy) as T
 }
 
 /** Items in a piece of a memory listing: a piece is about 10-100 KB of JSON for small items. */

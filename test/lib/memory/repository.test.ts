@@ -15,6 +15,19 @@ t.test('the memory store', async (t) => {
     t.throws(() => { (read as { name?: string }).name = 'x' }, TypeError, 'frozen')
     t.throws(() => { read?.tags.push('c') }, TypeError, 'deeply frozen')
   })
+
+  t.test('its items are copies of JSON data: the caller keeps its own, and "__proto__" stays a key', async (t) => {
+    const repository = memoryRepository<Record<string, unknown>>()
+    const given = JSON.parse('{"name":"Ada","tags":["a",{"b":null}],"__proto__":{"admin":true}}') as Record<string, unknown>
+    const read = await repository.get(await repository.create(given))
+    t.same(JSON.parse(JSON.stringify(read)), JSON.parse(JSON.stringify(given)), 'the same data')
+    t.not(read, given, 'not the caller\'s object');
+    (given.tags as unknown[]).push('c')
+    t.same(read?.tags, ['a', { b: null }], 'nor its arrays')
+    t.equal(Object.getPrototypeOf(read), Object.prototype, 'the prototype is not taken from the data')
+    t.same(Object.getOwnPropertyDescriptor(read, '__proto__')?.value, { admin: true }, 'an own key')
+    t.ok(Object.isFrozen((read?.tags as unknown[])[1]), 'frozen to the leaves')
+  })
 })
 
 t.test('the memory store lists in id order at once, not by a promise; a sorted listing is a promise', async (t) => {

@@ -72,9 +72,11 @@ export interface Repository<T> {
   get (id: number): Promise<T | undefined>
   /**
    * The item with this id as the store keeps it, or undefined: its stored JSON (StoredJson) when
-   * that is the text the API answers for it, which is then sent as it is; else the item.
+   * that is the text the API answers for it, which is then sent as it is; else the item. At hand
+   * where the store has it (the memory store: GET /:id then answers without a promise), else a
+   * promise of it; `await` takes both.
    */
-  entry (id: number): Promise<Listed<T> | undefined>
+  entry (id: number): Listed<T> | undefined | Promise<Listed<T> | undefined>
   /** Stores a new item and returns its id. */
   create (item: T): Promise<number>
   /** Replaces the item with this id; false when there is none. */

@@ -149,7 +149,7 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
       const at = position(id)
       return at === -1 ? undefined : items[at]
     },
-    async entry (id) {
+    entry (id) {
       const at = position(id)
       return at === -1 ? undefined : items[at]
     },

@@ -30,12 +30,16 @@ t.test('the memory store', async (t) => {
   })
 })
 
-t.test('the memory store lists in id order at once, not by a promise; a sorted listing is a promise', async (t) => {
+t.test('the memory store lists in id order and reads an item at once, not by a promise; a sorted listing is a promise', async (t) => {
   const repository = memoryRepository<Item>(SAMPLE_USERS, USER_SORT_KEYS as Record<string, SortKey<Item>>)
   const whole = repository.listing()
   t.notOk(whole instanceof Promise, 'the whole list')
   t.equal((whole as { total: number }).total, SAMPLE_USERS.length)
   t.notOk(repository.listing({ page: { offset: 0, limit: 1, order: 'asc' } }) instanceof Promise, 'a page')
+  const entry = repository.entry(1)
+  t.notOk(entry instanceof Promise, 'an item by id: GET /:id answers without a promise')
+  t.same(entry, SAMPLE_USERS[0])
+  t.equal(repository.entry(999), undefined, 'and no item')
   const sorted = repository.listing({ sortBy: 'name' })
   t.ok(sorted instanceof Promise, 'sorted: the sort may take turns of the event loop')
   t.equal((await sorted).total, SAMPLE_USERS.length)

@@ -31,7 +31,7 @@ const colors: FastifyPluginAsyncTypebox<ColorsOptions> = async (fastify, opts) =
       headers: colorsRequestHeaders(collection.pattern),
       response: { 206: ColorsPageSchema, ...errorResponses(400, 406) }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const page = collection.page(request, reply)
     reply.code(206).header('total-count', collection.size)
     return page

@@ -14,7 +14,7 @@ const health: FastifyPluginAsyncTypebox = async (fastify) => {
     // Liveness holds under load too: an overloaded replica is alive, and must not be restarted for
     // it. Nor is it rate-limited: a probe refused with 429 would have the replica restarted.
     config: { pressureHandler: () => {}, rateLimit: false }
-  }, async () => ({ status: 'ok' as const }))
+  }, () => ({ status: 'ok' as const }))
 }
 
 export default health

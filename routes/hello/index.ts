@@ -12,7 +12,7 @@ const hello: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: HelloQuerySchema,
       response: { 200: HelloMessageSchema, ...errorResponses(406) }
     }
-  }, async (request) => ({ msg: `Hello, ${request.query.name ?? 'anonymous coward'}` }))
+  }, (request) => ({ msg: `Hello, ${request.query.name ?? 'anonymous coward'}` }))
 }
 
 export default hello

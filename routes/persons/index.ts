@@ -15,7 +15,7 @@ const persons: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: PersonsSchema, ...errorResponses(406) }
     },
     config: { serializers: { 'text/html': renderPersonsTable } }
-  }, async () => PERSONS)
+  }, () => PERSONS)
 }
 
 export default persons

@@ -14,7 +14,7 @@ const position: FastifyPluginAsyncTypebox = async (fastify) => {
       params: PositionParamsSchema,
       response: { 200: PositionSchema, ...errorResponses(400, 406) }
     }
-  }, async (request) => ({ xCoord: request.params.x, yCoord: request.params.y }))
+  }, (request) => ({ xCoord: request.params.x, yCoord: request.params.y }))
 }
 
 export default position

@@ -21,9 +21,8 @@
 // (DATABASE_POOL_SIZE 20) and two processes pinned to a core each (taskset).
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
-import http from 'node:http'
 import path from 'node:path'
-import { freePort, load, median, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
+import { captureRequest, freePort, load, median, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -52,29 +51,6 @@ function openRun (targets, request, rate) {
   child.stdout.on('data', (chunk) => { out += chunk })
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`open-load.js exited with ${code}`)))
-  })
-}
-
-/**
- * What a server answers for a request, on node:http (no Accept-Encoding: the generator sends none,
- * so the replayed bytes are those the service sends it): status, headers worth repeating, body.
- */
-function capture (url, { path: requestPath, method = 'GET', headers = {}, body }) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url + requestPath, { method, headers, agent: false }, (response) => {
-      const chunks = []
-      response.on('data', (chunk) => chunks.push(chunk))
-      response.on('end', () => {
-        const kept = {}
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = value
-        }
-        resolve({ status: response.statusCode, headers: kept, body: Buffer.concat(chunks).toString('base64') })
-      })
-      response.on('error', reject)
-    })
-    request.on('error', reject)
-    request.end(body)
   })
 }
 
@@ -308,7 +284,7 @@ if (stores.includes('memory')) {
     // The bytes raw replays: the service's answer to each request, on its own fresh store (POST
     // last, and a POST's answer is the same but for its id; GET /users/1 is not one it adds).
     const fixtures = {}
-    for (const request of REQUESTS) fixtures[request.path] = await capture(service.url, request)
+    for (const request of REQUESTS) fixtures[request.path] = await captureRequest(service.url, request)
     raw = await startRaw(fixtures)
     for (const request of REQUESTS) {
       const saturating = await saturation(service, request)

@@ -2,6 +2,7 @@
 // Benchmarks measure the built service (dist/), as `npm start` runs it. They are not tests.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -124,6 +125,29 @@ export async function capture (baseUrl, requestPath, headers = {}) {
     if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = value
   }
   return { status: res.status, headers: kept, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
+}
+
+/**
+ * What a server answers for a request, on node:http (no Accept-Encoding: the load generators send none,
+ * so the replayed bytes are those the service sends them): status, headers worth repeating, body.
+ */
+export function captureRequest (url, { path: requestPath, method = 'GET', headers = {}, body }) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url + requestPath, { method, headers, agent: false }, (response) => {
+      const chunks = []
+      response.on('data', (chunk) => chunks.push(chunk))
+      response.on('end', () => {
+        const kept = {}
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) kept[name] = value
+        }
+        resolve({ status: response.statusCode, headers: kept, body: Buffer.concat(chunks).toString('base64') })
+      })
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
 }
 
 /** What the service at `baseUrl` answers for each of ENDPOINTS, by path: the bytes the baselines replay. */

@@ -20,7 +20,7 @@ const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
         ...errorResponses(406)
       }
     }
-  }, async () => {
+  }, () => {
     // Built on the first request (the routes are all known by then), then kept as text.
     document ??= JSON.stringify(fastify.swagger())
     return document

@@ -12,7 +12,7 @@ const sampleUsers: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: { 200: sampleUserResponse(ISAAC, false), ...errorResponses(406) }
     }
-  }, async () => ISAAC)
+  }, () => ISAAC)
 
   fastify.get('/albert', {
     schema: {
@@ -21,7 +21,7 @@ const sampleUsers: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: { 200: sampleUserResponse(ALBERT, true), ...errorResponses(406) }
     }
-  }, async (_request, reply) => {
+  }, (_request, reply) => {
     reply.header('x-an-int', A_NUMBER).header('x-a-bool', true)
     return ALBERT
   })

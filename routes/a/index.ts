@@ -10,7 +10,7 @@ const a: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json'],
       response: { 200: ASchema, ...errorResponses(406) }
     }
-  }, async () => A_NUMBER)
+  }, () => A_NUMBER)
 }
 
 export default a

@@ -15,7 +15,7 @@ const docs: FastifyPluginAsyncTypebox = async (fastify) => {
         ...errorResponses(406)
       }
     }
-  }, async () => fastify.apiDescription.markdown)
+  }, () => fastify.apiDescription.markdown)
 }
 
 export default docs

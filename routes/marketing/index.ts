@@ -15,7 +15,7 @@ const marketing: FastifyPluginAsyncTypebox = async (fastify) => {
       body: ClientInfoSchema,
       response: { 200: EmailSchema, ...errorResponses(400, 406, 413, 415) }
     }
-  }, async (request) => marketingEmail(request.body))
+  }, (request) => marketingEmail(request.body))
 }
 
 export default marketing

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { PostgresUnavailable, createDatabase, installedBinaries, startPostgresServer } from './postgres-server.js'
+import { PostgresUnavailable, createDatabase, freePort, installedBinaries, startPostgresServer } from './postgres-server.js'
 
 /** The directories of this process's servers in the temporary directory. */
 function ownDirectories (): string[] {
@@ -18,6 +19,18 @@ function ownDirectories (): string[] {
       }
     })
 }
+
+t.test('freePort: never the same port twice, never one the kernel may give an outgoing connection, and a free one', async (t) => {
+  const [low = 0, high = 0] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+  const ports: number[] = []
+  for (let i = 0; i < 300; i++) ports.push(await freePort())
+  t.equal(new Set(ports).size, ports.length, 'all distinct')
+  t.ok(ports.every((port) => port < low || port > high), `all outside ${low}-${high}`)
+  const server = net.createServer()
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(ports[0], '127.0.0.1', resolve))
+  t.ok(server.listening, 'a server can listen on it')
+  server.close()
+})
 
 t.test('a server that cannot start fails at once, with one line that says why and what to do', async (t) => {
   const failure = (binaries: string) => startPostgresServer({ binaries }).then(() => undefined, (err: Error) => err)

@@ -58,13 +58,51 @@ export function installedBinaries (): string {
   }
 }
 
-/** A free TCP port on the loopback, as the system hands it out. */
-export async function freePort (): Promise<number> {
+/** The ports freePort has returned in this process: it never returns one twice. */
+const handedOut = new Set<number>()
+
+/**
+ * The lowest port of the range the kernel takes local ports of outgoing connections from (Linux),
+ * or undefined where it cannot be read.
+ */
+function ephemeralLow (): number | undefined {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
+    return Number.isInteger(low) ? low : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Listens on `port` of the loopback (0: one the system picks) and closes: the port, or undefined if taken. */
+async function probe (port: number): Promise<number | undefined> {
   const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  const bound = await new Promise<number | undefined>((resolve) => {
+    server.once('error', () => resolve(undefined))
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))
+  })
+  if (bound !== undefined) await new Promise((resolve) => server.close(resolve))
+  return bound
+}
+
+/**
+ * A free TCP port on the loopback for a server started next. Between this call and the server's
+ * bind the port is free for anyone, so it is taken from the 10,000 ports below the kernel's
+ * ephemeral range, where neither a bind to port 0 nor an outgoing connection (a client's pool of
+ * sockets to the database) can land on it, and never twice from one process. Where the range
+ * cannot be read, the system picks.
+ */
+export async function freePort (): Promise<number> {
+  const low = ephemeralLow()
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const wanted = low !== undefined && low > 11_024 ? low - 1 - Math.floor(Math.random() * 10_000) : 0
+    if (handedOut.has(wanted)) continue
+    const port = await probe(wanted)
+    if (port === undefined || handedOut.has(port)) continue
+    handedOut.add(port)
+    return port
+  }
+  throw new Error('no free port on 127.0.0.1 after 100 tries')
 }
 
 export interface Account { uid: number, gid: number }

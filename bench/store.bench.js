@@ -2,8 +2,9 @@
 // with one service process and with two (the load split across them, as behind a proxy).
 // Requests/s (summed over the processes), p99 latency (the worse process), service CPU per request
 // and PostgreSQL's (its server processes), alternating rounds, medians. Then, per request, the
-// service's CPU on PostgreSQL against memory with one process (target: ≤ 1.3), handed to the
-// summary; then the time from spawn to the first 200 on GET /users, both stores.
+// service's CPU on PostgreSQL against memory with one process (target: ≤ 1.3), and on the memory
+// store POST /users against GET /users/1 (target: ≤ 1.3: a write costs little more than a read),
+// handed to the summary; then the time from spawn to the first 200 on GET /users, both stores.
 // Before any load, both stores must answer the measured requests with the same status, headers and
 // body bytes (a faster store that answers otherwise is wrong, not faster): the run fails if not.
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- store`.
@@ -24,6 +25,8 @@ const REQUESTS = [
 
 /** The service's CPU per request on PostgreSQL over memory, one process: the target, at most. */
 const TARGET = 1.3
+/** The memory store's POST /users over its GET /users/1, one process: the target, at most. */
+const WRITE_TARGET = 1.3
 /** Headers that differ from one answer to the next whatever the store: left out of the comparison. */
 const PER_REQUEST_HEADERS = new Set(['date', 'x-request-id', 'connection', 'keep-alive', 'transfer-encoding'])
 
@@ -145,6 +148,10 @@ try {
   console.log('Service CPU per request, PostgreSQL over memory, one process:')
   printTable(ratios)
   summarize(ratios.map((row) => ({ figure: `${row.request}: PostgreSQL / memory store`, ratio: row['PostgreSQL / memory'], target: row.target, met: row.met })))
+  const [read, write] = ['GET /users/1', 'POST /users'].map((name) => ratios.find((row) => row.request === name)['µs CPU/req memory'])
+  const writeOverRead = Number((write / read).toFixed(2))
+  console.log(`Memory store, one process: POST /users ${write} µs against GET /users/1 ${read} µs of CPU per request, ${writeOverRead} (target ≤ ${WRITE_TARGET})`)
+  summarize([{ figure: 'memory store: POST /users / GET /users/1', ratio: writeOverRead, target: `≤ ${WRITE_TARGET}`, met: writeOverRead <= WRITE_TARGET ? 'yes' : 'NO' }])
 
   for (const setup of setups) if (setup.count === 2) for (const server of setup.processes) await server.stop()
   setups.length = 0

@@ -324,8 +324,11 @@ t.test('userStream() aborted by its signal or its timeout: the call rejects, and
   })())
   t.same([stopped.kind, read], ['aborted', 1000], 'aborted after the 1,000th user, no user after')
   t.equal(await finished(responses[0]), false, 'the server closed the stream before its end')
-  const timedOut = await rejection((async () => { for await (const user of api.userStream(10_000_000, { timeout: 100 })) t.equal(typeof user.name, 'string') })())
+  // How many users arrive within the 100 ms depends on the machine: one assertion over them all.
+  const names: unknown[] = []
+  const timedOut = await rejection((async () => { for await (const user of api.userStream(10_000_000, { timeout: 100 })) names.push(user.name) })())
   t.equal(timedOut.kind, 'timeout', 'a timeout ends the stream too')
+  t.ok(names.every((name) => typeof name === 'string'), `the users read before it are whole (${names.length})`)
   t.equal(await finished(responses[1]), false, 'and the server\'s')
   t.equal(responses.length, 2)
 })

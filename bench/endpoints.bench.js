@@ -7,8 +7,8 @@
 //   floor, held  the floor holding Node's nextTick shape as the service does (HOLD_TICK_SHAPE=1,
 //           lib/next-tick-shape.ts): how much of service / floor is that alone.
 // Targets: service / floor ≤ 1.15, service / raw ≤ 1.10, and service below the peer by more than
-// the noise (the spread of the two floor processes). Production settings, LOG_LEVEL=warn. CPU per request is the figure:
-// the load generator shares the two cores, so requests/s moves more.
+// the noise (the spread of the two floor processes). Production settings, LOG_LEVEL=warn. CPU per
+// request is the figure: the load generator shares the two cores, so requests/s moves more.
 // BENCH_SETS (3), BENCH_ROUNDS (2 per set) and BENCH_DURATION (2 s): `BENCH_SETS=1 BENCH_ROUNDS=1 npm run bench -- endpoints` is a quick run.
 import { ENDPOINTS, captureEndpoints, compare, generator, median, printTable, startRaw, startReplay, startService, summarize } from './lib.js'
 

@@ -1,12 +1,12 @@
 /**
  * The users, user, products and list-all suites (the routes' and lib/list-all-route.ts's), run
- * again by a file that first sets TEST_STORE (see build() in ./index.ts): the same promises, on
- * another store. One process for them all: one server to start.
+ * again by a process that first sets TEST_STORE (see build() in ./index.ts): the same promises, on
+ * another store (test/groups/1-postgres.ts, test/system/pgbouncer/collections.test.ts). Relative to test/.
  */
-export async function collectionSuites (): Promise<void> {
-  await import('../routes/users.test.js')
-  await import('../routes/user.test.js')
-  await import('../routes/products.test.js')
-  await import('../routes/list-all.test.js')
-  await import('../lib/list-all-route.test.js')
-}
+export const COLLECTION_SUITES = [
+  'routes/users.test.ts',
+  'routes/user.test.ts',
+  'routes/products.test.ts',
+  'routes/list-all.test.ts',
+  'lib/list-all-route.test.ts'
+] as const

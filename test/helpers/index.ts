@@ -13,7 +13,7 @@ import { type Test } from 'tap'
 import app, { loggerOptions, plugins, serverOptions as appServerOptions } from '../../app.js'
 import type { ServerLoggerOptions } from '../../lib/logger.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
-import { testPostgres } from './postgres.js'
+import { migratedDatabase, testPostgres } from './postgres.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { projectRoot } from '../../lib/project-root.js'
 
@@ -24,21 +24,21 @@ export interface BuildOptions {
   onRoute?: (route: RouteOptions) => void
 }
 
-/** A new database on the test run's PostgreSQL server (see testPostgres in ./postgres.ts). */
+/** A new, empty database on the test run's PostgreSQL server (see testPostgres in ./postgres.ts): the app migrates it as it starts. */
 export async function testDatabase (): Promise<string> {
   return (await testPostgres()).createDatabase()
 }
 
 /**
  * Which store build() gives the app when the test does not choose: `memory`, or `postgres` (a
- * fresh database each time) when the test process sets TEST_STORE=postgres, or the same through a
- * transaction-pooling pgbouncer with TEST_STORE=pgbouncer. The collection suites run with each
- * (routes/collections.postgres.test.ts, pgbouncer/collections.test.ts): every store makes the same promises.
+ * fresh copy of the migrated template each time) when the test process sets TEST_STORE=postgres,
+ * or the same through a transaction-pooling pgbouncer with TEST_STORE=pgbouncer. The collection
+ * suites run with each (test/helpers/collection-suites.ts): every store makes the same promises.
  */
 async function storeEnv (env: Record<string, string>): Promise<Record<string, string>> {
   const store = process.env.TEST_STORE
   if ((store !== 'postgres' && store !== 'pgbouncer') || env.DATABASE_URL !== undefined || env.STORE === 'memory') return env
-  if (store === 'postgres') return { ...env, DATABASE_URL: await testDatabase() }
+  if (store === 'postgres') return { ...env, DATABASE_URL: await migratedDatabase() }
   const { pooledDatabase } = await import('./pgbouncer.js')
   return { DATABASE_POOLER: 'transaction', ...env, DATABASE_URL: await pooledDatabase() }
 }

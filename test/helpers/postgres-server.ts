@@ -266,12 +266,15 @@ export async function startPostgresServer ({ binaries: installed = installedBina
 
 let databases = 0
 
-/** A new, empty database on the server of `serverUrl` (named `name`, or one of its own); its connection URL. */
-export async function createDatabase (serverUrl: string, name = `test_${process.pid}_${++databases}`): Promise<string> {
+/**
+ * A new database on the server of `serverUrl` (named `name`, or one of its own), empty or a copy of
+ * the database `template`; its connection URL.
+ */
+export async function createDatabase (serverUrl: string, name = `test_${process.pid}_${++databases}`, template?: string): Promise<string> {
   const client = new pg.Client(serverUrl)
   await client.connect()
   try {
-    await client.query(`CREATE DATABASE ${name}`)
+    await client.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`)
   } finally {
     await client.end()
   }

@@ -1,44 +1,50 @@
 import net from 'node:net'
 import pg from 'pg'
 import tap, { type Test } from 'tap'
-import { migrate } from '../../lib/postgres/migrations.js'
 import { PASSWORD, USER, createDatabase, startPostgresServer, type PostgresServer } from './postgres-server.js'
+import { TEMPLATE, createTemplate } from './postgres-template.js'
 
 export interface TestPostgres {
   /** The server's port on the loopback. */
   port: number
   /** A new, empty database on the server; its connection URL. */
   createDatabase: () => Promise<string>
+  /** A new database on the server with the service's migrations applied (a copy of the template); its URL. */
+  migratedDatabase: () => Promise<string>
 }
 
 let own: Promise<PostgresServer> | undefined
 
 /**
- * The PostgreSQL server of this test run: the one `npm test` started (TEST_POSTGRES_URL), or else
- * one of this process's own, started on first use and stopped when the process's tests end.
+ * The PostgreSQL server of this test run: the one `npm test` started (TEST_POSTGRES_URL, with the
+ * template made), or else one of this process's own, started on first use and stopped when the
+ * process's tests end.
  */
 export async function testPostgres (): Promise<TestPostgres> {
   const shared = process.env.TEST_POSTGRES_URL
-  if (shared !== undefined && shared !== '') {
-    return { port: Number(new URL(shared).port), createDatabase: () => createDatabase(shared) }
-  }
+  if (shared !== undefined && shared !== '') return onServer(shared)
   if (own === undefined) {
-    own = startPostgresServer()
+    own = startPostgresServer().then(async (server) => {
+      await createTemplate(server.url)
+      return server
+    })
     const started = own
     tap.teardown(async () => (await started).stop())
   }
-  const server = await own
-  return { port: server.port, createDatabase: () => createDatabase(server.url) }
+  return onServer((await own).url)
+}
+
+function onServer (url: string): TestPostgres {
+  return {
+    port: Number(new URL(url).port),
+    createDatabase: () => createDatabase(url),
+    migratedDatabase: () => createDatabase(url, undefined, TEMPLATE)
+  }
 }
 
 /** A new database on the test run's server with the service's migrations applied; its URL. */
 export async function migratedDatabase (): Promise<string> {
-  const url = await (await testPostgres()).createDatabase()
-  const client = new pg.Client(url)
-  await client.connect()
-  await migrate(client, { info () {} })
-  await client.end()
-  return url
+  return (await testPostgres()).migratedDatabase()
 }
 
 let roles = 0

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import pg from 'pg'
 import t from 'tap'
-import { serverEntry, startServer } from '../helpers/index.js'
-import { testPgBouncer } from '../helpers/pgbouncer.js'
-import { migratedDatabase, testPostgres } from '../helpers/postgres.js'
+import { serverEntry, startServer } from '../../helpers/index.js'
+import { testPgBouncer } from '../../helpers/pgbouncer.js'
+import { migratedDatabase, testPostgres } from '../../helpers/postgres.js'
 
 /**
  * The production entry run to its end with `env`: its exit code and log lines. One that still

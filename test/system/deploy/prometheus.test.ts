@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import t from 'tap'
 import YAML from 'yaml'
-import { build } from '../helpers/index.js'
-import { alerts, dashboard, metricNames, operations, queried, rules, rulesTestFile } from '../helpers/prometheus.js'
+import { build } from '../../helpers/index.js'
+import { alerts, dashboard, metricNames, operations, queried, rules, rulesTestFile } from '../../helpers/prometheus.js'
 
 // deploy/prometheus/ and deploy/grafana/dashboard.json as files: every alert documented and
 // tested both ways, the routes the rules name, the dashboard's layout and the series it covers.

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import t from 'tap'
-import { projectRoot } from '../lib/project-root.js'
+import { projectRoot } from '../../lib/project-root.js'
 
 const fastifyCli = path.join(projectRoot, 'node_modules', 'fastify-cli', 'cli.js')
 const cliEntry = path.join(projectRoot, 'dist', 'cli.js')

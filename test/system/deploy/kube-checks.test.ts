@@ -9,9 +9,9 @@ import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisrup
 import type { IContainer } from 'kubernetes-models/v1/Container'
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec'
 import type { IService } from 'kubernetes-models/v1/Service'
-import { projectRoot } from '../../lib/project-root.js'
-import { DEFAULT_CHECKS, LINTERS, lint, type Linter } from '../helpers/kube-checks.js'
-import { kustomize, type Manifest } from '../helpers/kustomize.js'
+import { projectRoot } from '../../../lib/project-root.js'
+import { DEFAULT_CHECKS, LINTERS, lint, type Linter } from '../../helpers/kube-checks.js'
+import { kustomize, type Manifest } from '../../helpers/kustomize.js'
 import { LINTER_EXCEPTIONS } from './linter-exceptions.js'
 
 // kube-score's and kube-linter's default checks on each overlay of deploy/kubernetes/, as a cluster

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { startServer, stdoutPipe, until, type RunningServer } from './helpers/index.js'
+import { startServer, stdoutPipe, until, type RunningServer } from '../helpers/index.js'
 
 // The production entry's log lines on a stdout that does not keep up (lib/log-destination.ts): a
 // reader that is behind, that has stopped, or that has gone; and SIGTERM, which exits within

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import t from 'tap'
-import { memoryLimitSeries } from '../../lib/metrics/memory-limit.js'
-import { build, logSink, testDatabase } from '../helpers/index.js'
-import { PROMTOOL, requirePrometheus } from '../helpers/prometheus.js'
+import { memoryLimitSeries } from '../../../lib/metrics/memory-limit.js'
+import { build, logSink, testDatabase } from '../../helpers/index.js'
+import { PROMTOOL, requirePrometheus } from '../../helpers/prometheus.js'
 
 // The metrics listener's output (plugins/edge/metrics.ts) read by Prometheus's own parser and
 // linter, `promtool check metrics`. Not part of `npm test`: `npm run check:prometheus` runs

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import YAML from 'yaml'
-import { projectRoot } from '../../lib/project-root.js'
+import { projectRoot } from '../../../lib/project-root.js'
 
 // compose.yaml, checked offline (no Docker engine here): every image it pulls is pinned to a
 // release, as the Dockerfile's base is pinned by digest, so that a pull next month runs what was

@@ -4,11 +4,11 @@
 // test fails, naming it.
 import pg from 'pg'
 import t from 'tap'
-import { migrate } from '../../lib/postgres/migrations.js'
-import { postgresRepository } from '../../lib/postgres/repository.js'
-import { startPgBouncer } from '../helpers/pgbouncer.js'
-import { testPostgres } from '../helpers/postgres.js'
-import type { Item } from '../helpers/repository-contract.js'
+import { migrate } from '../../../lib/postgres/migrations.js'
+import { postgresRepository } from '../../../lib/postgres/repository.js'
+import { startPgBouncer } from '../../helpers/pgbouncer.js'
+import { testPostgres } from '../../helpers/postgres.js'
+import type { Item } from '../../helpers/repository-contract.js'
 
 t.test('through a transaction-pooling pgbouncer: unnamed statements work, named ones break', async (t) => {
   const server = await testPostgres()

@@ -5,9 +5,9 @@ import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { projectRoot } from '../lib/project-root.js'
-import { serverEntry, startServer, testDatabase, until, type RunningServer } from './helpers/index.js'
-import { unprivilegedUrl } from './helpers/postgres.js'
+import { projectRoot } from '../../lib/project-root.js'
+import { serverEntry, startServer, testDatabase, until, type RunningServer } from '../helpers/index.js'
+import { unprivilegedUrl } from '../helpers/postgres.js'
 
 t.test('the production entry point serves /health over HTTP', async (t) => {
   const server = await startServer(t)

@@ -6,12 +6,12 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import YAML from 'yaml'
-import { startServer, testDatabase, until } from '../helpers/index.js'
-import { freePort } from '../helpers/postgres-server.js'
+import { startServer, testDatabase, until } from '../../helpers/index.js'
+import { freePort } from '../../helpers/postgres-server.js'
 import {
   JOB, PROMETHEUS, PROMETHEUS_OWN, PROMTOOL, configFile, dashboard, directory, metricNames, queried, records, requirePrometheus, rules,
   rulesFile, rulesTestFile, substitute
-} from '../helpers/prometheus.js'
+} from '../../helpers/prometheus.js'
 
 // deploy/prometheus/ and deploy/grafana/dashboard.json against the real thing: promtool's checks
 // and the rules' unit tests, then Debian's prometheus scraping the service on PostgreSQL, every

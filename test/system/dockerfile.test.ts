@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import ts from 'typescript'
-import { projectRoot } from '../lib/project-root.js'
+import { projectRoot } from '../../lib/project-root.js'
 // @ts-expect-error: a plain script of the image's build, without types
-import { IMAGE_UNUSED, withoutUnused } from '../scripts/image-deps-lib.js'
+import { IMAGE_UNUSED, withoutUnused } from '../../scripts/image-deps-lib.js'
 
 // The Dockerfile, checked offline (no Docker engine runs here): what its build stage copies, the
 // packages it leaves out, its base images.

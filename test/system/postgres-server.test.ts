@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { PostgresUnavailable, createDatabase, freePort, installedBinaries, startPostgresServer } from './postgres-server.js'
+import { PostgresUnavailable, createDatabase, freePort, installedBinaries, startPostgresServer } from '../helpers/postgres-server.js'
 
 /** The directories of this process's servers in the temporary directory. */
 function ownDirectories (): string[] {

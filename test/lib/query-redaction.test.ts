@@ -3,6 +3,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { CREDENTIAL_PARAMETERS, REDACTED, redactQuery } from '../../lib/query-redaction.js'
 import { QUOTE_LIMIT, quoteUrl } from '../../lib/errors.js'
+import { propertyRuns } from '../helpers/property-runs.js'
 
 t.test('the value of a listed parameter is redacted, its name kept; the rest of the URL is left as it is', async (t) => {
   const cases: Array<[string, string]> = [
@@ -100,7 +101,7 @@ t.test('property: no value of a listed parameter survives, every other pair is k
     assert.ok(!redacted.includes('S3CRET'), `${url} → ${redacted}`)
     const expected = pairs.map(([{ name, value, listed }, sep], at) => `${at === 0 ? '' : sep}${name}=${listed ? REDACTED : value}`).join('')
     assert.equal(redacted, `${path}?${expected}`)
-  }), { numRuns: 2000, seed: 30 })
+  }), { numRuns: propertyRuns(2000), seed: 30 })
   t.pass('2,000 URLs')
 })
 
@@ -108,10 +109,10 @@ t.test('property: a URL without a listed parameter comes back unchanged', async 
   fc.assert(fc.property(path, fc.array(fc.tuple(otherName, fc.option(value), separator), { maxLength: 12 }), (path, pairs) => {
     const url = `${path}?${pairs.map(([name, value, sep]) => `${name}${value === null ? '' : `=${value}`}${sep}`).join('')}`
     assert.equal(redactQuery(url), url)
-  }), { numRuns: 2000, seed: 30 })
+  }), { numRuns: propertyRuns(2000), seed: 30 })
   fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }).filter((text) => !text.includes('?')), (url) => {
     assert.equal(redactQuery(url), url)
-  }), { numRuns: 2000, seed: 30 })
+  }), { numRuns: propertyRuns(2000), seed: 30 })
   t.pass('4,000 URLs')
 })
 
@@ -120,6 +121,6 @@ t.test('property: redacting twice is redacting once', async (t) => {
   fc.assert(fc.property(path, fc.array(anyPair, { maxLength: 12 }), (path, pairs) => {
     const once = redactQuery(`${path}?${pairs.map(([name, value, sep]) => `${name}=${value}${sep}`).join('')}`)
     assert.equal(redactQuery(once), once)
-  }), { numRuns: 1000, seed: 30 })
+  }), { numRuns: propertyRuns(1000), seed: 30 })
   t.pass('1,000 URLs')
 })

@@ -2,6 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { escapeHtml, renderPersonsTable } from '../../routes/persons/table.js'
 import { assertError, build } from '../helpers/index.js'
+import { SEED } from '../helpers/property-runs.js'
 
 const PERSONS_JSON = '[{"firstName":"Isaac","lastName":"Newton"},{"firstName":"Albert","lastName":"Einstein"}]'
 const TABLE = '<table><tr><th>first name</th><th>last name</th></tr><tr><td>Isaac</td><td>Newton</td></tr>' +
@@ -69,6 +70,6 @@ t.test('property: any cell text stays inside its cell and reads back the same', 
     const html = renderPersonsTable([{ firstName, lastName }])
     const row = /^<table><tr><th>first name<\/th><th>last name<\/th><\/tr><tr><td>([^<>"']*)<\/td><td>([^<>"']*)<\/td><\/tr><\/table>$/.exec(html)
     return row !== null && unescape(row[1] as string) === firstName && unescape(row[2] as string) === lastName
-  }))
+  }), { seed: SEED })
   t.pass('fast-check found no counter-example')
 })

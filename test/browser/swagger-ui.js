@@ -1,8 +1,9 @@
 // Swagger UI at /documentation in headless Chromium (Debian's), under the service's real headers:
 // the page renders, nothing breaks the Content-Security-Policy, and "Try it out" on GET /hello
 // gets a 200. Then the same page behind a proxy that strips a path prefix (BASE_PATH=/api): it
-// renders with every asset loaded. `npm run test:browser` builds the service and runs this; it is
-// not part of `npm test` (it needs /usr/bin/chromium). Exits non-zero on the first failure.
+// renders with every asset loaded. Run by `npm run test:system` (test/system/browser.test.ts) and
+// `npm run test:browser`, which build the service first; it needs /usr/bin/chromium. Exits
+// non-zero on the first failure.
 import http from 'node:http'
 import { check, launchChromium, report, startService, TIMEOUT_MS } from './harness.js'
 

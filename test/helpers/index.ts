@@ -290,7 +290,7 @@ export function stdoutPipe (t: Test, { nonBlocking = false } = {}): StdoutPipe {
 }
 
 /**
- * Starts the production entry point (`node dist/bundle/server.js`, built by `npm test`; or `entry`)
+ * Starts the production entry point (`node dist/bundle/server.js`, built by `npm run test:system`; or `entry`)
  * on a free port and resolves once it listens. The process is killed when the test ends, if still running.
  * Its stdout, where the logs are read, is a pipe of its own, or `stdout`'s.
  */

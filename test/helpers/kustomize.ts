@@ -1,5 +1,5 @@
 // A subset of kustomize, for the few fields deploy/kubernetes/ uses (anything else is refused, not
-// guessed), and the Kubernetes API's schemas of the kinds it holds: test/deploy/kubernetes.test.ts
+// guessed), and the Kubernetes API's schemas of the kinds it holds: test/system/deploy/kubernetes.test.ts
 // builds and checks the manifests offline with them (no cluster, kubectl or kustomize here).
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'

@@ -1,4 +1,4 @@
-// Run by test/lib/next-tick-shape.test.ts in a process of its own, with --single-threaded,
+// Run by test/system/next-tick-shape.test.ts in a process of its own, with --single-threaded,
 // --expose-gc and --allow-natives-syntax, as plain JavaScript from dist/ (a module loader such as
 // tsx keeps tick objects of its own alive, which holds the shape as well): `held` holds it first,
 // `bare` does not. Then rounds of nextTick calls, each followed by a full collection while no

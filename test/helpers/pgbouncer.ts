@@ -9,7 +9,7 @@ import { testPostgres } from './postgres.js'
 
 /**
  * Debian's pgbouncer (`apt-get install pgbouncer`; .ci/run installs it), or undefined when it is not
- * installed. Only test/pgbouncer/ (`npm run check:pgbouncer`, outside `npm test`) needs it.
+ * installed. Only test/system/pgbouncer/ (in `npm run test:system`, or `npm run check:pgbouncer`) needs it.
  */
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((file) => fs.existsSync(file))
 

@@ -4,15 +4,15 @@ import YAML from 'yaml'
 import { projectRoot } from '../../lib/project-root.js'
 
 // deploy/prometheus/ (the rules, their promtool tests, the example config) and
-// deploy/grafana/dashboard.json as the tests read them: test/deploy/prometheus.test.ts checks them
-// as files in `npm test`, test/prometheus/ against Debian's promtool and prometheus
-// (`npm run check:prometheus`, outside `npm test`, which .ci/run installs them for).
+// deploy/grafana/dashboard.json as the tests read them: test/system/deploy/prometheus.test.ts checks
+// them as files, test/system/prometheus/ against Debian's promtool and prometheus (which .ci/run
+// installs for `npm run test:system`).
 
 /** Debian's prometheus and promtool (`apt-get install --no-install-recommends prometheus`). */
 export const PROMETHEUS = '/usr/bin/prometheus'
 export const PROMTOOL = '/usr/bin/promtool'
 
-/** Throws, naming the package, unless Debian's prometheus and promtool are installed: test/prometheus/ fails without them. */
+/** Throws, naming the package, unless Debian's prometheus and promtool are installed: test/system/prometheus/ fails without them. */
 export function requirePrometheus (): void {
   if (!fs.existsSync(PROMETHEUS) || !fs.existsSync(PROMTOOL)) {
     throw new Error(`${PROMETHEUS} and ${PROMTOOL} are not installed (Debian: apt-get install --no-install-recommends prometheus)`)

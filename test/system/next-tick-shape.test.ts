@@ -3,7 +3,7 @@ import path from 'node:path'
 import { test } from 'tap'
 import { HELD_TICK, holdNextTickShape } from '../../lib/next-tick-shape.js'
 
-// Plain JavaScript, on dist/ (which `npm test` builds first).
+// Plain JavaScript, on dist/ (which `npm run test:system` builds first).
 const probe = path.join(import.meta.dirname, '..', 'helpers', 'next-tick-probe.mjs')
 
 /**

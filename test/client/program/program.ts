@@ -1,4 +1,4 @@
-// One program, run by test/client/package.test.ts on Node 24 with the packed client, and by
+// One program, run by test/system/client-package.test.ts on Node 24 with the packed client, and by
 // test/browser/client.js in Chromium from another origin: pages, decoded headers, an error of each
 // kind, a cancelled stream. It checks what it sees and answers what passed and what failed.
 import { ApiError, createApiClient, decodeHeaders, isApiError, unwrap } from 'servant-example-api-client'

@@ -1,4 +1,4 @@
-// Compiled by test/client/package.test.ts in a project that installed the packed client, strict
+// Compiled by test/system/client-package.test.ts in a project that installed the packed client, strict
 // and without Node's types: every line type-checks but those marked @ts-expect-error, which must not.
 import { createApiClient, unwrap, type ApiClient, type Position, type User } from 'servant-example-api-client'
 

@@ -1,4 +1,4 @@
-// Compiled by test/client/package.test.ts: the mistakes a caller makes, each one a type error
+// Compiled by test/system/client-package.test.ts: the mistakes a caller makes, each one a type error
 // (TypeScript reports a @ts-expect-error with nothing to expect as an error of its own).
 import { createApiClient, decodeHeaders, isApiError, unwrap, type ApiClient, type RangeOf } from 'servant-example-api-client'
 

@@ -21,7 +21,7 @@ t.test('connectionParameters: statement_timeout, as the pool sets it, but for DA
  * A server that ends every connection as PgBouncer ends one whose startup packet sets a parameter
  * it does not handle: an ErrorResponse (FATAL, SQLSTATE 08P01, `unsupported startup parameter:
  * <name>`) in place of the authentication request, then the connection closed. Only what the
- * driver reads at start-up is spoken; test/pgbouncer/ has the real one.
+ * driver reads at start-up is spoken; test/system/pgbouncer/ has the real one.
  */
 async function refusingPooler (t: Test): Promise<{ port: number, connections: () => number }> {
   let connections = 0

@@ -6,7 +6,7 @@ import { alerts, dashboard, metricNames, operations, queried, rules, rulesTestFi
 
 // deploy/prometheus/ and deploy/grafana/dashboard.json as files: every alert documented and
 // tested both ways, the routes the rules name, the dashboard's layout and the series it covers.
-// Against Debian's promtool and prometheus: test/prometheus/ (`npm run check:prometheus`).
+// Against Debian's promtool and prometheus: test/system/prometheus/ (`npm run check:prometheus`).
 
 /** GitHub's anchor for a Markdown heading. */
 function anchor (heading: string): string {

@@ -1,8 +1,8 @@
 // The production entry behind Debian's pgbouncer without DATABASE_POOLER=transaction: it used to
 // start, then answer 503 to every request that needs the store, its only trace a warn line per
 // request (`unsupported startup parameter: statement_timeout`). Now the start stops, saying which
-// setting fixes it. Not part of `npm test`: `npm run check:pgbouncer` runs test/pgbouncer/ (and
-// .ci/run, which installs pgbouncer, after npm test); without pgbouncer the test fails, naming it.
+// setting fixes it. In the system tier (`npm run test:system`; `npm run check:pgbouncer` runs
+// test/system/pgbouncer/ alone); without pgbouncer the test fails, naming it.
 // lib/postgres/connect.ts's recognition of the refusal is tested in npm test too.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'

@@ -1,7 +1,6 @@
 // lib/postgres/repository.ts behind Debian's pgbouncer in transaction pooling mode, which
-// DATABASE_POOLER=transaction is for. Not part of `npm test`: `npm run check:pgbouncer` runs
-// test/pgbouncer/ (and .ci/run, which installs pgbouncer, after npm test); without pgbouncer the
-// test fails, naming it.
+// DATABASE_POOLER=transaction is for. In the system tier (`npm run test:system`; `npm run
+// check:pgbouncer` runs test/system/pgbouncer/ alone); without pgbouncer the test fails, naming it.
 import pg from 'pg'
 import t from 'tap'
 import { migrate } from '../../../lib/postgres/migrations.js'

@@ -7,9 +7,9 @@ import { build, logSink, testDatabase } from '../../helpers/index.js'
 import { PROMTOOL, requirePrometheus } from '../../helpers/prometheus.js'
 
 // The metrics listener's output (plugins/edge/metrics.ts) read by Prometheus's own parser and
-// linter, `promtool check metrics`. Not part of `npm test`: `npm run check:prometheus` runs
-// test/prometheus/ (and .ci/run, which installs Debian's prometheus, after npm test); without it
-// the file fails, naming the package.
+// linter, `promtool check metrics`. In the system tier (`npm run test:system`; `npm run
+// check:prometheus` runs test/system/prometheus/ alone); without Debian's prometheus the file
+// fails, naming the package.
 
 requirePrometheus()
 

@@ -15,9 +15,9 @@ import {
 
 // deploy/prometheus/ and deploy/grafana/dashboard.json against the real thing: promtool's checks
 // and the rules' unit tests, then Debian's prometheus scraping the service on PostgreSQL, every
-// rule and every panel's query evaluated by it. Not part of `npm test`: `npm run check:prometheus`
-// runs test/prometheus/ (and .ci/run, which installs Debian's prometheus, after npm test); without
-// it the file fails, naming the package.
+// rule and every panel's query evaluated by it. In the system tier (`npm run test:system`; `npm run
+// check:prometheus` runs test/system/prometheus/ alone); without Debian's prometheus the file
+// fails, naming the package.
 
 requirePrometheus()
 

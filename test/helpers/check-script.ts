@@ -17,7 +17,7 @@ export async function runCheckScript (t: Test, script: string): Promise<void> {
     const check = /^(not )?ok (?:\d+ )?- (.*)$/.exec(line)
     if (check !== null) {
       checks++
-      t.ok(check[1] === undefined, check[2])
+      t.ok(check[1] === undefined, check[2] ?? line)
     } else if (line.startsWith('# ')) {
       t.comment(line.slice(2))
     }

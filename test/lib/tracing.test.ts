@@ -1,16 +1,14 @@
-import { spawnSync } from 'node:child_process'
-import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import path from 'node:path'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import t from 'tap'
 import { serverOptions } from '../../app.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { activeTracing, httpServerSpan, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
-import { build, logSink, serverEntry } from '../helpers/index.js'
+import { build, logSink } from '../helpers/index.js'
 
 // Tracing is never started in this process: what tracing off leaves of it (nothing), and the
-// parts of lib/tracing.ts that need no collector. The spans themselves: test/plugins/edge/otel.test.ts.
+// parts of lib/tracing.ts that need no collector. The spans themselves: test/plugins/edge/otel.test.ts;
+// the production bundle (what it holds, a bad endpoint stopping it): test/system/tracing.test.ts.
 
 const OTEL_VARIABLES = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
 for (const name of OTEL_VARIABLES) delete process.env[name]
@@ -45,22 +43,6 @@ t.test('off: nothing of OpenTelemetry is loaded, registered or written, request 
   // prom-client (METRICS) loads @opentelemetry/api for its exemplars; nothing else of OpenTelemetry may be.
   const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /node_modules[/\\](@fastify[/\\]otel|@opentelemetry[/\\](?!api[/\\])|require-in-the-middle|import-in-the-middle)/.test(file))
   t.same(loaded, [], 'no module of the SDK, the exporter or the instrumentations')
-})
-
-t.test('the production bundle holds none of it: tracing off, the start reads no more than before', async (t) => {
-  const bundle = fs.readFileSync(path.join(path.dirname(serverEntry), 'service.cjs'), 'utf8')
-  t.ok(bundle.includes('"dist/lib/tracing.js"'), 'lib/tracing.ts is in it')
-  t.notMatch(bundle, /"node_modules\/(@fastify\/otel|@opentelemetry\/(?!api\/)|require-in-the-middle|import-in-the-middle)/, 'no module of the SDK, the exporter or the instrumentations (@opentelemetry/api is prom-client\'s)')
-})
-
-t.test('an endpoint that is no URL stops the production entry, naming the variable', async (t) => {
-  const run = spawnSync(process.execPath, [serverEntry], {
-    env: { PATH: process.env.PATH, PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
-    encoding: 'utf8',
-    timeout: 30_000
-  })
-  t.equal(run.status, 1, 'exit 1')
-  t.equal(run.stderr.trim(), 'Invalid configuration: env/OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, not "collector:4318"')
 })
 
 t.test('warnings: kept until the logger is known; the limited ones at most one an interval, counting those left out', async (t) => {

@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process'
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import { build, json, logSink } from '../helpers/index.js'
+import { NEW_ID } from '../helpers/request-id.js'
 import type { IncomingMessage } from 'node:http'
 import { newRequestId, requestId } from '../../lib/request-id.js'
 
-/** A new id: the process's 24 hex digits, then its counter. */
-const NEW_ID = /^([0-9a-f]{24})-([1-9][0-9]*)$/
+// The request id (lib/request-id.ts) of the app in this process. That two processes draw different
+// random parts, from fresh processes of its own: test/system/request-id.test.ts.
 
 t.test('a sane X-Request-Id is echoed, and is the reqId of every log line of the request', async (t) => {
   const logs = logSink()
@@ -87,16 +87,4 @@ t.test('a request that is not HTTP gets an id too, logged with the refusal', asy
   const id = /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(answer)?.[1]
   t.match(id, NEW_ID, 'an id in the answer')
   t.match(logs.entries.find((entry) => entry.reqId === id), { msg: 'request refused', statusCode: 400, code: /^HPE_/ })
-})
-
-t.test('each process draws its own random part: ids of two processes never meet', async (t) => {
-  // The built module, in two fresh processes (npm test builds dist/ first).
-  const module = new URL('../../dist/lib/request-id.js', import.meta.url).href
-  const firstIdOfAProcess = () => execFileSync(process.execPath, ['--input-type=module', '-e',
-    `import { newRequestId } from ${JSON.stringify(module)}; process.stdout.write(newRequestId())`], { encoding: 'utf8' })
-  const [one, two] = [firstIdOfAProcess(), firstIdOfAProcess()].map((id) => NEW_ID.exec(id))
-  t.ok(one !== null && two !== null, 'both are new ids')
-  t.equal(one![2], '1', 'a process counts from 1')
-  t.equal(two![2], '1')
-  t.not(one![1], two![1], 'the random parts differ')
 })

@@ -1,9 +1,11 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
+import { REQUEST_ID_ATTRIBUTE } from '../../../lib/tracing.js'
 
 // An OTLP/HTTP endpoint of a test's own, for the tests of the spans the service exports
-// (otel.test.ts, otel-spans.test.ts): what they receive is what a collector would.
+// (otel.test.ts, otel-spans.test.ts, test/system/otel.test.ts): what they receive is what a
+// collector would. Below it, what otel.test.ts and its system counterpart both send and read.
 
 /** A span as an OTLP/HTTP JSON export carries it, its attributes and its resource's decoded. */
 export interface ReceivedSpan {
@@ -107,4 +109,23 @@ export async function otlpReceiver (t: Test) {
       for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     }
   }
+}
+
+/** A user to POST /users. */
+export const USER = { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }
+/** A caller's trace and span, as its traceparent sends them. */
+export const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
+export const CALLER_SPAN_ID = 'b7ad6b7169203331'
+
+/** The log lines of one request, by its id. */
+export const linesOf = (entries: Array<Record<string, unknown>>, reqId: string) => entries.filter((entry) => entry.reqId === reqId)
+
+/** The spans under `root` as an indented tree: a line per span, its kind and the attributes worth reading. */
+export function tree (spans: readonly ReceivedSpan[], root: ReceivedSpan, depth = 0): string[] {
+  const shown = ['http.route', 'http.request.method', 'http.response.status_code', REQUEST_ID_ATTRIBUTE, 'db.system.name', 'db.namespace', 'db.operation.name', 'db.query.text']
+  const fields = shown.filter((key) => key in root.attributes).map((key) => `${key}=${JSON.stringify(root.attributes[key])}`)
+  const kind = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'][root.kind]
+  const line = `${'  '.repeat(depth)}${root.name} (${kind}) ${fields.join(' ')}`.trimEnd()
+  const children = spans.filter((span) => span.parentSpanId === root.spanId)
+  return [line, ...children.flatMap((child) => tree(spans, child, depth + 1))]
 }

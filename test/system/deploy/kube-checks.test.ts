@@ -10,12 +10,12 @@ import type { IContainer } from 'kubernetes-models/v1/Container'
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec'
 import type { IService } from 'kubernetes-models/v1/Service'
 import { projectRoot } from '../../../lib/project-root.js'
-import { DEFAULT_CHECKS, LINTERS, lint, type Linter } from '../../helpers/kube-checks.js'
+import { DEFAULT_CHECKS, LINTERS, lint, type Linter } from '../../helpers/kube-checks/index.js'
 import { kustomize, type Manifest } from '../../helpers/kustomize.js'
 import { LINTER_EXCEPTIONS } from './linter-exceptions.js'
 
 // kube-score's and kube-linter's default checks on each overlay of deploy/kubernetes/, as a cluster
-// gets it (test/helpers/kube-checks.ts: the checks written from the linters' sources, as neither
+// gets it (test/helpers/kube-checks/: the checks written from the linters' sources, as neither
 // binary runs here): nothing found but the documented exceptions (./linter-exceptions.ts). Each
 // check is shown to find what it is for, on a copy of the example overlay broken that way.
 

@@ -3,7 +3,7 @@
 // an exception here that no longer finds anything. With the linters themselves:
 //   kube-score score --ignore-container-cpu-limit --ignore-test container-image-pull-policy
 // (kube-linter finds nothing).
-import type { Linter } from '../../helpers/kube-checks.js'
+import type { Linter } from '../../helpers/kube-checks/index.js'
 
 export interface LinterException {
   linter: Linter

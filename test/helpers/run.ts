@@ -72,45 +72,36 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   })
 }
 
-const coverage = path.join(root, '.tap', 'coverage')
-const loopCoverage = path.join(root, '.tap', 'coverage-loop')
-
 if (mode === 'loop') {
-  // The coverage thresholds hold a whole run (package.json lets one file fall short of them).
-  process.exitCode = await runTap(named ? args : ['--no-allow-incomplete-coverage', ...args])
+  // Coverage, and its thresholds, are a whole run's (package.json leaves them out of a run of one file).
+  process.exitCode = await runTap(named ? args : ['--no-disable-coverage', ...args])
 } else if (mode === 'system' && named) {
   // A part of the tier (npm run check:pgbouncer, …): its tests, no coverage to count.
-  process.exitCode = await runTap(['--disable-coverage', ...args])
+  process.exitCode = await runTap(args)
 } else if (mode === 'system') {
-  // tap starts a run by removing the coverage of the last: the loop's (npm test's) is kept aside,
-  // then counted with this tier's, and the thresholds held over both.
-  const hadLoop = fs.existsSync(coverage) && fs.readdirSync(coverage).length > 0
-  fs.rmSync(loopCoverage, { recursive: true, force: true })
-  if (hadLoop) fs.renameSync(coverage, loopCoverage)
-  const code = await runTap(['--coverage-report=none', ...args, 'test/system/**/*.test.ts'])
-  if (hadLoop) {
-    fs.mkdirSync(coverage, { recursive: true })
-    for (const file of fs.readdirSync(loopCoverage)) fs.renameSync(path.join(loopCoverage, file), path.join(coverage, file))
-    fs.rmSync(loopCoverage, { recursive: true })
-  }
-  if (code !== 0 || interrupted) process.exitCode = code
-  else if (!hadLoop) console.log('# coverage: none from npm test to count with this tier\'s; the thresholds hold both tiers, so run npm test first')
-  else {
-    console.log('# coverage of both tiers, npm test\'s and this one\'s:')
-    process.exitCode = await runTap(['report', 'text-summary', '--no-allow-incomplete-coverage'])
-  }
+  // Coverage is counted over both tiers: tap keeps the coverage of the last run (npm test's) when
+  // told which files to run by a --save list, and its report then holds the thresholds over both.
+  const covered = path.join(root, '.tap', 'coverage')
+  const loopCovered = fs.existsSync(covered) && fs.readdirSync(covered).length > 0
+  const suites = fs.globSync('test/system/**/*.test.ts', { cwd: root }).sort()
+  const list = path.join(root, '.tap', 'system-suites')
+  fs.mkdirSync(path.dirname(list), { recursive: true })
+  fs.writeFileSync(list, suites.join('\n'))
+  if (!loopCovered) console.log('# no coverage of npm test\'s to count with this tier\'s (run npm test first): the thresholds are not held')
+  process.exitCode = await runTap(['--no-disable-coverage', `--save=${list}`, ...(loopCovered ? [] : ['--allow-incomplete-coverage']), ...args, ...suites])
+  fs.rmSync(list, { force: true })
 } else {
   await watch(named ? args : [...args, ...fs.readdirSync(path.join(root, 'test', 'groups')).map((file) => `test/groups/${file}`)])
 }
 await server.stop()
 
 /**
- * Runs `files` (without coverage, which one file cannot meet), then, after each change to a file
+ * Runs `files` (without coverage, as package.json says for a part of the suite), then, after each change to a file
  * of the project, those that loaded it when they last ran (tap's --changed, from .tap/processinfo),
  * until interrupted.
  */
 async function watch (files: string[]): Promise<void> {
-  const once = ['--disable-coverage', ...files]
+  const once = files
   let first = true
   let pending = true
   let running = false

@@ -26,9 +26,17 @@ async function serve (t: Test, env: Record<string, string> = {}) {
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'client-'))
   fs.writeFileSync(path.join(files, 'myfile.txt'), 'Hello, client\n')
   t.teardown(() => fs.rmSync(files, { recursive: true, force: true }))
-  const server = await build(t, { API_TOKENS: TOKEN, FILES_DIR: files, ...env })
+  // No drain at the close: fetch keeps its connections open, and the drain (SHUTDOWN_DRAIN, 1 s)
+  // would wait for them at the end of every test; the close is not what these tests are about.
+  const server = await build(t, { API_TOKENS: TOKEN, FILES_DIR: files, SHUTDOWN_DRAIN: '0', ...env })
   const { check } = await documentConformance(server)
   await server.listen({ host: '127.0.0.1', port: 0 })
+  // fetch may open a connection it then sends nothing on, even as the test ends, for which the
+  // close would wait until HEADERS_TIMEOUT (15 s): such ones are closed first (teardowns run last first).
+  const connections: net.Socket[] = []
+  let ended = false
+  server.server.on('connection', (socket: net.Socket) => { if (ended) socket.destroy(); else connections.push(socket) })
+  t.teardown(() => { ended = true; for (const socket of connections) if (socket.bytesRead === 0) socket.destroy() })
   const sent: Request[] = []
   const conformingFetch = async (request: Request) => {
     sent.push(request.clone())
@@ -45,6 +53,7 @@ async function serve (t: Test, env: Record<string, string> = {}) {
   }
   const url = baseUrl(server)
   return {
+    server,
     url,
     sent,
     api: createApiClient({ baseUrl: url, credentials, fetch: conformingFetch }),
@@ -304,8 +313,7 @@ t.test('userStream(): the NDJSON stream as an AsyncIterable<User>; breaking out 
 })
 
 t.test('userStream() aborted by its signal or its timeout: the call rejects, and the server stops streaming', async (t) => {
-  const server = await build(t)
-  await server.listen({ host: '127.0.0.1', port: 0 })
+  const { server, url } = await serve(t)
   const responses: http.ServerResponse[] = []
   server.server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => responses.push(response))
   /** Resolves with whether the server wrote the whole response, once it is closed. */
@@ -313,7 +321,7 @@ t.test('userStream() aborted by its signal or its timeout: the call rejects, and
     if (response === undefined || response.closed) resolve(response?.writableFinished)
     else response.on('close', () => resolve(response.writableFinished))
   })
-  const api = createApiClient({ baseUrl: baseUrl(server) })
+  const api = createApiClient({ baseUrl: url })
   const controller = new AbortController()
   let read = 0
   const stopped = await rejection((async () => {

@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import net, { type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
@@ -103,4 +104,34 @@ export function assertBodyLeftUnread (t: Test, sent: EndlessBodyResult, limit: n
 export function assertBodyRefused (t: Test, sent: EndlessBodyResult, limit: number, label: string, code = 'FST_ERR_CTP_BODY_TOO_LARGE'): void {
   assertBodyLeftUnread(t, sent, limit, label, 413)
   t.match(JSON.parse(sent.body), { statusCode: 413, code }, `${label}: the JSON error`)
+}
+
+/** One client of sendEndlessBody: the listening app it sends to, its request head, the chunk it repeats, its options. */
+export interface EndlessBodyRequest {
+  app: FastifyInstance
+  head: string
+  chunk: Buffer
+  end?: string
+  maxBytes?: number
+}
+
+/**
+ * sendEndlessBody for each request, side by side: each connection waits out its own lingering
+ * close (lib/lingering-close.ts, LINGER_MS), so that together they wait about once. Resolves with
+ * what each saw, in the order given.
+ *
+ * sendEndlessBody takes as its own the first connection its app accepts once it has started, so
+ * each starts only once the app has accepted the connection of the one before.
+ */
+export async function sendEndlessBodies (requests: readonly EndlessBodyRequest[]): Promise<EndlessBodyResult[]> {
+  const sending: Array<Promise<EndlessBodyResult>> = []
+  for (const { app, head, chunk, ...options } of requests) {
+    const accepted = once(app.server, 'connection')
+    const sent = sendEndlessBody(app, head, chunk, options)
+    // Awaited below with the others: a failure meanwhile is not an unhandled rejection.
+    sent.catch(() => {})
+    sending.push(sent)
+    await accepted
+  }
+  return Promise.all(sending)
 }

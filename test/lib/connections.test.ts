@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import {
@@ -113,16 +115,35 @@ t.test('boundedServer: past maxConnections a connection is closed unanswered, an
  */
 const LATE_MS = 10_000
 
+/** A connection kept alive after its answer by a node:http server of Node's defaults, which cuts it 6 s after the answer. */
+async function keptAliveByDefault (t: Test): Promise<net.Socket> {
+  const server = http.createServer((_req, res) => { res.end('ok') })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1', () => { socket.write(GET) })
+  socket.on('error', () => {})
+  t.teardown(() => { socket.destroy() })
+  // Its keep-alive starts with its answer: before that of any connection opened after this returns.
+  await once(socket, 'data')
+  socket.resume()
+  return socket
+}
+
 t.test('boundedServer: a silent connection, a half-sent request, a body that never ends, an idle keep-alive and an answer the client does not read are each cut past their own timeout', async (t) => {
-  // The keep-alive timeout above Node's default (5 s, which Node 24 keeps a second longer), the idle
-  // one above the request's: each cut is its own.
-  const bounds = { maxConnections: 10, headersTimeout: 1000, requestTimeout: 2000, keepAliveTimeout: 7000, idleTimeout: 3000 }
+  // Short timeouts, as the test waits them out; each cut is its own: the request's timeout more than
+  // a check interval past the headers', the idle one as far past the request's. The keep-alive
+  // timeout is below Node's default (5 s, which Node 24 keeps a second longer): its connection is
+  // cut while one kept alive by that default is still open.
+  const bounds = { maxConnections: 10, headersTimeout: 200, requestTimeout: 800, keepAliveTimeout: 300, idleTimeout: 1600 }
   const { connect, connections, cut } = await listen(t, bounds)
+  const byDefault = await keptAliveByDefault(t)
+  const keptAlive = connect(GET)
+  const byDefaultOpenAtTheCut = keptAlive.then(() => !byDefault.closed)
   const closing = [
     ['silent', connect(''), bounds.headersTimeout, /^HTTP\/1\.1 408 /],
     ['half-sent headers', connect('GET / HTTP/1.1\r\nHost: x'), bounds.headersTimeout, /^HTTP\/1\.1 408 /],
     ['a body that never ends, after its answer', connect('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345'), bounds.requestTimeout, /^HTTP\/1\.1 200 OK\r\n/],
-    ['kept alive after its answer', connect(GET), bounds.keepAliveTimeout, /^HTTP\/1\.1 200 OK\r\n/]
+    ['kept alive after its answer', keptAlive, bounds.keepAliveTimeout, /^HTTP\/1\.1 200 OK\r\n/]
   ] as const
   connect('GET /stalled HTTP/1.1\r\nHost: x\r\n\r\n', false)
   for (const [name, closed, timeout, answer] of closing) {
@@ -130,6 +151,7 @@ t.test('boundedServer: a silent connection, a half-sent request, a body that nev
     t.ok(ms >= timeout && ms < timeout + LATE_MS, `${name}: closed by the server past ${timeout} ms (${ms} ms)`)
     t.match(received, answer, `${name}: answered`)
   }
+  t.ok(await byDefaultOpenAtTheCut, 'kept alive after its answer: cut by its own timeout, not by Node\'s default')
   await until(() => cut.length === 1, 30_000)
   t.ok(cut[0]! >= bounds.idleTimeout, `an answer the client does not read: cut past the idle timeout (${cut[0]} ms)`)
   await until(async () => await connections() === 0, 30_000)

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { LogDestination, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
+import { LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
 import { stdoutPipe, until } from '../helpers/index.js'
 
 /** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
@@ -13,6 +13,23 @@ function onPipe (t: Test) {
   reader.setEncoding('utf8')
   reader.on('data', (chunk: string) => { received += chunk })
   return { destination: new LogDestination(writeFd), reader, received: () => received }
+}
+
+/**
+ * The destination's retries (every RETRY_MS) come after 1 ms for the rest of the test: a pipe
+ * takes 64 kB at a time, so megabytes waiting took seconds of the clock to go out, and the test
+ * waits on the reader, not on the clock. Returns how many retries were set so far.
+ */
+function quickRetries (t: Test): () => number {
+  const setTimeout = globalThis.setTimeout
+  let retries = 0
+  globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (ms !== RETRY_MS) return setTimeout(callback, ms, ...args)
+    retries++
+    return setTimeout(callback, 1, ...args)
+  }) as typeof globalThis.setTimeout
+  t.teardown(() => { globalThis.setTimeout = setTimeout })
+  return () => retries
 }
 
 /** `count` lines of about `size` bytes each, numbered. */
@@ -36,6 +53,7 @@ t.test('the lines of one turn of the event loop go out in order, in one write af
 })
 
 t.test('lines a full pipe has no room for wait, in order, whole, until the reader takes them; flushed() waits for them', async (t) => {
+  const retries = quickRetries(t)
   const { destination, reader, received } = onPipe(t)
   reader.pause()
   // Far more than the pipe and the reader's buffer hold: the pipe takes part of a line, and the rest waits.
@@ -43,7 +61,8 @@ t.test('lines a full pipe has no room for wait, in order, whole, until the reade
   for (const line of written) destination.write(line)
   let flushed = false
   const done = destination.flushed().then(() => { flushed = true })
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  // As many retries as 200 ms of them at their own pace (RETRY_MS).
+  await until(() => retries() >= 200 / RETRY_MS)
   t.notOk(flushed, 'not flushed while the reader does not read')
   t.ok(received().length < written.join('').length, 'the reader has only part')
   reader.resume()
@@ -99,11 +118,13 @@ t.test('stdout\'s destination is one for the process', async (t) => {
 })
 
 t.test('what waits for a reader that does not read is bounded: past the limit lines are dropped, and their number said once there is room', async (t) => {
+  const retries = quickRetries(t)
   const { destination, reader, received } = onPipe(t)
   reader.pause()
   const written = lines(100, 100_000)
   for (const line of written) destination.write(line)
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  // Once the pipe is full: the first write is over, and its rest waits for a retry.
+  await until(() => retries() >= 1)
   t.ok(destination.waiting <= WAITING_LIMIT, `${destination.waiting} characters wait, not ${written.join('').length}`)
   reader.resume()
   await destination.flushed()

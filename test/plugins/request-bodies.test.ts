@@ -5,7 +5,7 @@ import { ClientInfoSchema } from '../../schemas/marketing.js'
 import { ProductSchema } from '../../schemas/product.js'
 import { UserSchema } from '../../schemas/user.js'
 import { assertError, build, json } from '../helpers/index.js'
-import { assertBodyLeftUnread, assertBodyRefused, sendEndlessBody } from '../helpers/endless-body.js'
+import { assertBodyLeftUnread, assertBodyRefused, sendEndlessBodies, sendEndlessBody } from '../helpers/endless-body.js'
 
 // What a body may cost: every stored string and list has a bound in its schema, every route a body
 // limit that fits its longest valid body (0 for a route that takes none), and a body the service
@@ -73,62 +73,67 @@ t.test('a string or a list past its bound is a 400 that names it', async (t) => 
   t.equal((await post('/users', { ...longestUser, name: 'x'.repeat(256) })).statusCode, 204, 'at the bound')
 })
 
-t.test('a body over its route\'s limit is a 413, by its length before it is read', async (t) => {
-  const app = await build(t)
-  const limit = bodyLimitOf(UserSchema)
-  const user = JSON.stringify({ name: 'Ada', age: 36, email: 'ada@example.com', registration_date: '1815-12-10' })
-  const padded = (bytes: number) => user.slice(0, -1) + ' '.repeat(bytes - user.length) + '}'
-  t.equal((await app.inject({ method: 'POST', url: '/users', headers: JSON_TYPE, payload: padded(limit) })).statusCode, 204, 'at the limit')
-  assertError(t, await app.inject({ method: 'POST', url: '/users', headers: JSON_TYPE, payload: padded(limit + 1) }), 413)
-  assertError(t, await app.inject({ method: 'PUT', url: '/products/1', headers: JSON_TYPE, payload: ' '.repeat(bodyLimitOf(ProductSchema) + 1) }), 413)
-  assertError(t, await app.inject({ method: 'POST', url: '/marketing', headers: JSON_TYPE, payload: ' '.repeat(bodyLimitOf(ClientInfoSchema, [FORM]) + 1) }), 413, 'Request body is too large')
+// Each of these tests waits out the lingering close (lib/lingering-close.ts, LINGER_MS) of the
+// connections it refuses a body on: side by side, they wait about once.
+t.test('bodies refused over a connection', { jobs: 3 }, async (t) => {
+  t.test('a body over its route\'s limit is a 413, by its length before it is read', async (t) => {
+    const app = await build(t)
+    const limit = bodyLimitOf(UserSchema)
+    const user = JSON.stringify({ name: 'Ada', age: 36, email: 'ada@example.com', registration_date: '1815-12-10' })
+    const padded = (bytes: number) => user.slice(0, -1) + ' '.repeat(bytes - user.length) + '}'
+    t.equal((await app.inject({ method: 'POST', url: '/users', headers: JSON_TYPE, payload: padded(limit) })).statusCode, 204, 'at the limit')
+    assertError(t, await app.inject({ method: 'POST', url: '/users', headers: JSON_TYPE, payload: padded(limit + 1) }), 413)
+    assertError(t, await app.inject({ method: 'PUT', url: '/products/1', headers: JSON_TYPE, payload: ' '.repeat(bodyLimitOf(ProductSchema) + 1) }), 413)
+    assertError(t, await app.inject({ method: 'POST', url: '/marketing', headers: JSON_TYPE, payload: ' '.repeat(bodyLimitOf(ClientInfoSchema, [FORM]) + 1) }), 413, 'Request body is too large')
 
-  // An object of 80,000 keys (848 kB) was taken, and parsed for 48 ms of CPU: now refused before
-  // a byte of it is read, by its Content-Length.
-  const keys = JSON.stringify(Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, i])))
-  t.ok(keys.length > 800_000)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const head = `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${keys.length}\r\n\r\n`
-  assertBodyRefused(t, await sendEndlessBody(app, head, Buffer.from(keys.slice(0, 16 * 1024)), { maxBytes: keys.length }), limit, 'the 80,000 keys')
-})
+    // An object of 80,000 keys (848 kB) was taken, and parsed for 48 ms of CPU: now refused before
+    // a byte of it is read, by its Content-Length.
+    const keys = JSON.stringify(Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, i])))
+    t.ok(keys.length > 800_000)
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const head = `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${keys.length}\r\n\r\n`
+    assertBodyRefused(t, await sendEndlessBody(app, head, Buffer.from(keys.slice(0, 16 * 1024)), { maxBytes: keys.length }), limit, 'the 80,000 keys')
+  })
 
-t.test('a route that takes no body refuses one with 413 before reading it, whatever its length or framing', async (t) => {
-  const app = await build(t)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const chunk = Buffer.alloc(64 * 1024, 'a')
-  const chunked = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
-  const cases = [
-    { label: 'GET /hello, 500 MB by Content-Length', head: 'GET /hello?name=x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 500000000\r\n\r\n', chunk },
-    { label: 'GET /users, chunked without end', head: 'GET /users HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n', chunk: chunked },
-    { label: 'DELETE /users/1, a JSON body', head: 'DELETE /users/1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500000000\r\n\r\n', chunk },
-    { label: 'GET /static/, a body of any type', head: 'GET /static/hello.txt HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 500000000\r\n\r\n', chunk }
-  ]
-  for (const { label, head, chunk } of cases) {
-    const sent = await sendEndlessBody(app, head, chunk)
-    assertBodyRefused(t, sent, 0, label, 'API_ERR_BODY_NOT_ACCEPTED')
-    t.match(JSON.parse(sent.body).message, / takes no request body$/, `${label}: the message says why`)
-  }
-  t.equal((await app.inject({ url: '/users/1' })).statusCode, 200, 'the DELETE with a body deleted nothing')
-  t.equal((await app.inject({ url: '/hello', headers: { 'content-length': '0' } })).statusCode, 200, 'Content-Length: 0 is no body')
-  const head = await app.inject({ method: 'HEAD', url: '/hello', headers: { 'content-length': '3' }, payload: 'abc' })
-  t.equal(head.statusCode, 413, 'HEAD as GET')
-  t.equal(head.body, '', 'HEAD: no body in the answer')
-})
+  t.test('a route that takes no body refuses one with 413 before reading it, whatever its length or framing', async (t) => {
+    const app = await build(t)
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const chunk = Buffer.alloc(64 * 1024, 'a')
+    const chunked = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+    const cases = [
+      { label: 'GET /hello, 500 MB by Content-Length', head: 'GET /hello?name=x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 500000000\r\n\r\n', chunk },
+      { label: 'GET /users, chunked without end', head: 'GET /users HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n', chunk: chunked },
+      { label: 'DELETE /users/1, a JSON body', head: 'DELETE /users/1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500000000\r\n\r\n', chunk },
+      { label: 'GET /static/, a body of any type', head: 'GET /static/hello.txt HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 500000000\r\n\r\n', chunk }
+    ]
+    const sent = await sendEndlessBodies(cases.map(({ head, chunk }) => ({ app, head, chunk })))
+    for (const [index, { label }] of cases.entries()) {
+      assertBodyRefused(t, sent[index]!, 0, label, 'API_ERR_BODY_NOT_ACCEPTED')
+      t.match(JSON.parse(sent[index]!.body).message, / takes no request body$/, `${label}: the message says why`)
+    }
+    t.equal((await app.inject({ url: '/users/1' })).statusCode, 200, 'the DELETE with a body deleted nothing')
+    t.equal((await app.inject({ url: '/hello', headers: { 'content-length': '0' } })).statusCode, 200, 'Content-Length: 0 is no body')
+    const head = await app.inject({ method: 'HEAD', url: '/hello', headers: { 'content-length': '3' }, payload: 'abc' })
+    t.equal(head.statusCode, 413, 'HEAD as GET')
+    t.equal(head.body, '', 'HEAD: no body in the answer')
+  })
 
-t.test('an answer given before the body was read leaves the rest of it unread and closes the connection', async (t) => {
-  const app = await build(t)
-  const off = await build(t, { DOCS_CATCH_ALL: 'false' })
-  await Promise.all([app.listen({ host: '127.0.0.1', port: 0 }), off.listen({ host: '127.0.0.1', port: 0 })])
-  const chunk = Buffer.alloc(64 * 1024, 'a')
-  const big = 'Content-Length: 500000000\r\n\r\n'
-  const cases = [
-    { label: 'a type the route does not take (415)', server: app, status: 415, head: `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/foo\r\n${big}` },
-    { label: 'no Content-Type (415)', server: app, status: 415, head: `PUT /users/1 HTTP/1.1\r\nHost: localhost\r\n${big}` },
-    { label: 'no credentials (401)', server: app, status: 401, head: `GET /users/list-all HTTP/1.1\r\nHost: localhost\r\n${big}` },
-    { label: 'an Accept the route cannot satisfy (406)', server: app, status: 406, head: `POST /marketing HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\nContent-Type: application/json\r\n${big}` },
-    { label: 'the description page (200)', server: app, status: 200, head: `POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${big}` },
-    { label: 'no route (404)', server: off, status: 404, head: `POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${big}` },
-    { label: 'no such method (405)', server: off, status: 405, head: `PATCH /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${big}` }
-  ]
-  for (const { label, server, status, head } of cases) assertBodyLeftUnread(t, await sendEndlessBody(server, head, chunk), 0, label, status)
+  t.test('an answer given before the body was read leaves the rest of it unread and closes the connection', async (t) => {
+    const app = await build(t)
+    const off = await build(t, { DOCS_CATCH_ALL: 'false' })
+    await Promise.all([app.listen({ host: '127.0.0.1', port: 0 }), off.listen({ host: '127.0.0.1', port: 0 })])
+    const chunk = Buffer.alloc(64 * 1024, 'a')
+    const big = 'Content-Length: 500000000\r\n\r\n'
+    const cases = [
+      { label: 'a type the route does not take (415)', server: app, status: 415, head: `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/foo\r\n${big}` },
+      { label: 'no Content-Type (415)', server: app, status: 415, head: `PUT /users/1 HTTP/1.1\r\nHost: localhost\r\n${big}` },
+      { label: 'no credentials (401)', server: app, status: 401, head: `GET /users/list-all HTTP/1.1\r\nHost: localhost\r\n${big}` },
+      { label: 'an Accept the route cannot satisfy (406)', server: app, status: 406, head: `POST /marketing HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\nContent-Type: application/json\r\n${big}` },
+      { label: 'the description page (200)', server: app, status: 200, head: `POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${big}` },
+      { label: 'no route (404)', server: off, status: 404, head: `POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${big}` },
+      { label: 'no such method (405)', server: off, status: 405, head: `PATCH /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${big}` }
+    ]
+    const sent = await sendEndlessBodies(cases.map(({ server, head }) => ({ app: server, head, chunk })))
+    for (const [index, { label, status }] of cases.entries()) assertBodyLeftUnread(t, sent[index]!, 0, label, status)
+  })
 })

@@ -31,6 +31,16 @@ function observed (metrics: ReturnType<typeof poolMetrics>) {
   }
 }
 
+/** The cumulative count of each bucket of the query histogram, by its bound in seconds (Infinity last). */
+function queryBuckets (metrics: ReturnType<typeof poolMetrics>): Map<number, number> {
+  const buckets = new Map<number, number>()
+  for (const [series, count] of read(metrics.render())) {
+    const bound = /^db_query_duration_seconds_bucket\{le="([^"]+)"\}$/.exec(series)?.[1]
+    if (bound !== undefined) buckets.set(Number(bound), count)
+  }
+  return buckets
+}
+
 t.test('the pool\'s gauges: idle, used, the most it opens, the requests waiting', async (t) => {
   const pool = testPool(t, await testDatabase(), { max: 2 })
   const metrics = poolMetrics(pool)
@@ -52,18 +62,41 @@ t.test('each query is timed, whichever way it is sent, failed ones too; a Submit
   const metrics = poolMetrics(pool)
   const client = await pool.connect()
   t.teardown(() => client.release())
-  await client.query('SELECT 1')
+  // How long each query took by the test's clock, in seconds: never less than the metrics measure
+  // of it, which starts after the call and ends before the caller hears. How long is the machine's
+  // business: each is checked against its own.
+  const durations: number[] = []
+  const timed = async <T> (query: () => Promise<T>): Promise<T> => {
+    const start = performance.now()
+    try {
+      return await query()
+    } finally {
+      durations.push((performance.now() - start) / 1000)
+    }
+  }
+  await timed(() => client.query('SELECT 1'))
   t.match(observed(metrics), { queries: 1 }, 'a promise')
-  await new Promise((resolve, reject) => client.query('SELECT 1', (err) => err === undefined || err === null ? resolve(undefined) : reject(err)))
+  await timed(() => new Promise((resolve, reject) => client.query('SELECT 1', (err) => err === undefined || err === null ? resolve(undefined) : reject(err))))
   t.match(observed(metrics), { queries: 2 }, 'a callback after the text')
-  const answer = await new Promise((resolve, reject) => client.query<{ n: number }>('SELECT $1::int AS n', [7], (err, result) => err === undefined || err === null ? resolve(result.rows[0]?.n) : reject(err)))
+  const answer = await timed(() => new Promise((resolve, reject) => client.query<{ n: number }>('SELECT $1::int AS n', [7], (err, result) => err === undefined || err === null ? resolve(result.rows[0]?.n) : reject(err))))
   t.equal(answer, 7, 'the callback gets the result')
   t.match(observed(metrics), { queries: 3 }, 'a callback after the values')
-  await t.rejects(client.query('SELECT no_such_column'), { code: '42703' }, 'the caller sees the error as pg gives it')
+  await t.rejects(timed(() => client.query('SELECT no_such_column')), { code: '42703' }, 'the caller sees the error as pg gives it')
   t.match(observed(metrics), { queries: 4 }, 'a failed query')
-  await client.query('SELECT pg_sleep(0.05)')
-  t.match(observed(metrics), { queries: 5, queriesUnder25ms: 4 }, 'a query of 50 ms in the bucket of its duration')
+  const before = queryBuckets(metrics)
+  t.ok([...before].every(([bound, count]) => count >= durations.filter((seconds) => seconds <= bound).length && count <= 4),
+    `each of the four in a bucket of its duration (${durations.map((seconds) => `${(seconds * 1000).toFixed(1)} ms`).join(', ')} by the test's clock)`)
+  await timed(() => client.query('SELECT pg_sleep(0.05)'))
+  const slept = durations.at(-1)!
+  const after = queryBuckets(metrics)
+  // At least 50 ms by either clock, at most `slept` by the metrics': in no bucket below 50 ms, in
+  // every one from `slept` up (in those between, either).
+  const certain = [...after].filter(([bound]) => bound < 0.05 || bound >= slept)
+  t.same(certain.map(([bound, count]) => [bound, count - before.get(bound)!]), certain.map(([bound]) => [bound, bound < 0.05 ? 0 : 1]),
+    `a query of 50 ms in the bucket of its duration (${(slept * 1000).toFixed(1)} ms by the test's clock)`)
+  t.match(observed(metrics), { queries: 5, queriesUnder25ms: before.get(0.025) }, 'five timed, the fifth not among those under 25 ms')
   t.ok(observed(metrics).querySeconds! >= 0.05, 'and in the sum')
+  t.ok(observed(metrics).querySeconds! <= durations.reduce((sum, seconds) => sum + seconds), 'a sum of seconds, no more than the test\'s clock took')
 
   const submitted = new pg.Query('SELECT 1')
   t.equal(client.query(submitted), submitted, 'a Submittable is pg\'s to run')

@@ -143,85 +143,89 @@ t.test('the PostgreSQL store over HTTP', async (t) => {
     t.equal(createdId(await write(second, 'POST', '/users', user(3))), ids[1]! + 1, 'the deleted id stays unused')
   })
 
-  t.test('start-up: an unreachable database is retried for DATABASE_STARTUP_TIMEOUT, then named in the error', async (t) => {
-    const closed = await tcpProxy(t, server.port)
-    closed.blackhole()
-    const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/postgres`
-    const sink = logSink('warn')
-    const started = Date.now()
-    // Each attempt hangs until its connect timeout (100 ms); with retries after 250 and 500 ms, 3
-    // attempts fit in 1.5 s, no more; at least 2 unless the first takes 12 times too long to time out.
-    const failed = await build(t, { DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '1500', DATABASE_STATEMENT_TIMEOUT: '100' }, { logger: sink.logger })
-      .then(() => undefined, (err: Error) => err)
-    t.match(failed?.message, new RegExp(`^The database at postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:${closed.port}/postgres is unreachable \\(attempts: \\d+\\): .*timeout`))
-    const attempts = Number(/attempts: (\d+)/.exec(failed?.message ?? '')?.[1])
-    t.ok(attempts >= 2 && attempts <= 3, `${attempts} attempts within DATABASE_STARTUP_TIMEOUT, not more`)
-    t.ok(Date.now() - started < 30_000, 'gave up: no hang')
-    const retries = sink.entries.filter((entry) => entry.msg === 'database not reachable yet: retrying')
-    t.equal(retries.length, attempts - 1, 'each retry is logged')
-    t.notMatch(JSON.stringify(sink.entries), /hunter2/, 'the password is never logged')
-  })
+  // These wait, each on a database and a proxy of its own: on retries, on a timeout. Side by side,
+  // they wait about as long as the longest.
+  t.test('the database out of reach: at start-up, hanging, stopped', { jobs: 4 }, async (t) => {
+    t.test('start-up: an unreachable database is retried for DATABASE_STARTUP_TIMEOUT, then named in the error', async (t) => {
+      const closed = await tcpProxy(t, server.port)
+      closed.blackhole()
+      const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/postgres`
+      const sink = logSink('warn')
+      const started = Date.now()
+      // Each attempt hangs until its connect timeout (100 ms); with retries after 250 and 500 ms, 3
+      // attempts fit in 1.5 s, no more; at least 2 unless the first takes 12 times too long to time out.
+      const failed = await build(t, { DATABASE_URL: url, DATABASE_STARTUP_TIMEOUT: '1500', DATABASE_STATEMENT_TIMEOUT: '100' }, { logger: sink.logger })
+        .then(() => undefined, (err: Error) => err)
+      t.match(failed?.message, new RegExp(`^The database at postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:${closed.port}/postgres is unreachable \\(attempts: \\d+\\): .*timeout`))
+      const attempts = Number(/attempts: (\d+)/.exec(failed?.message ?? '')?.[1])
+      t.ok(attempts >= 2 && attempts <= 3, `${attempts} attempts within DATABASE_STARTUP_TIMEOUT, not more`)
+      t.ok(Date.now() - started < 30_000, 'gave up: no hang')
+      const retries = sink.entries.filter((entry) => entry.msg === 'database not reachable yet: retrying')
+      t.equal(retries.length, attempts - 1, 'each retry is logged')
+      t.notMatch(JSON.stringify(sink.entries), /hunter2/, 'the password is never logged')
+    })
 
-  t.test('start-up: a database that comes up within DATABASE_STARTUP_TIMEOUT is waited for', async (t) => {
-    const url = await server.createDatabase()
-    const proxy = await tcpProxy(t, server.port)
-    proxy.blackhole()
-    const held = proxy.held()
-    const sink = logSink('warn')
-    const app = build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STARTUP_TIMEOUT: '60000' }, { logger: sink.logger })
-    // The service is waiting on a connection that goes nowhere: the database comes back.
-    await held
-    proxy.restore()
-    t.equal((await (await app).inject({ url: '/users' })).body, SAMPLE_JSON)
-    t.ok(sink.entries.some((entry) => entry.msg === 'database not reachable yet: retrying'), 'it was retried')
-  })
+    t.test('start-up: a database that comes up within DATABASE_STARTUP_TIMEOUT is waited for', async (t) => {
+      const url = await server.createDatabase()
+      const proxy = await tcpProxy(t, server.port)
+      proxy.blackhole()
+      const held = proxy.held()
+      const sink = logSink('warn')
+      const app = build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STARTUP_TIMEOUT: '60000' }, { logger: sink.logger })
+      // The service is waiting on a connection that goes nowhere: the database comes back.
+      await held
+      proxy.restore()
+      t.equal((await (await app).inject({ url: '/users' })).body, SAMPLE_JSON)
+      t.ok(sink.entries.some((entry) => entry.msg === 'database not reachable yet: retrying'), 'it was retried')
+    })
 
-  t.test('a hanging database: 503 within the statement timeout, never a hang; then service resumes', async (t) => {
-    const url = await server.createDatabase()
-    const proxy = await tcpProxy(t, server.port)
-    const app = await instance(url.replace(`:${server.port}/`, `:${proxy.port}/`), { DATABASE_STATEMENT_TIMEOUT: '1000' })
-    t.equal((await app.inject({ url: '/users' })).statusCode, 200)
-    proxy.blackhole()
-    const started = Date.now()
-    const answers = await Promise.all([
-      app.inject({ url: '/users' }),
-      write(app, 'POST', '/users', user(1)),
-      app.inject({ url: '/ready' })
-    ])
-    t.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms with a 1 s timeout: no hang`)
-    for (const [index, res] of answers.entries()) assertUnavailable(t, res, ['GET /users', 'POST /users', 'GET /ready'][index]!)
-    t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
-    proxy.restore()
-    t.equal((await answered(() => app.inject({ url: '/users' }))).body, SAMPLE_JSON, 'back by itself')
-  })
+    t.test('a hanging database: 503 within the statement timeout, never a hang; then service resumes', async (t) => {
+      const url = await server.createDatabase()
+      const proxy = await tcpProxy(t, server.port)
+      const app = await instance(url.replace(`:${server.port}/`, `:${proxy.port}/`), { DATABASE_STATEMENT_TIMEOUT: '1000' })
+      t.equal((await app.inject({ url: '/users' })).statusCode, 200)
+      proxy.blackhole()
+      const started = Date.now()
+      const answers = await Promise.all([
+        app.inject({ url: '/users' }),
+        write(app, 'POST', '/users', user(1)),
+        app.inject({ url: '/ready' })
+      ])
+      t.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms with a 1 s timeout: no hang`)
+      for (const [index, res] of answers.entries()) assertUnavailable(t, res, ['GET /users', 'POST /users', 'GET /ready'][index]!)
+      t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
+      proxy.restore()
+      t.equal((await answered(() => app.inject({ url: '/users' }))).body, SAMPLE_JSON, 'back by itself')
+    })
 
-  t.test('the database stopped: 503 on the collections, the rest works, /ready 503; back by itself', async (t) => {
-    const url = await server.createDatabase()
-    const proxy = await tcpProxy(t, server.port)
-    const sink = logSink('warn')
-    const app = await build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STATEMENT_TIMEOUT: '1000' }, { logger: sink.logger })
-    const id = createdId(await write(app, 'POST', '/products', { productId: 1 }))
-    t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
-    await proxy.stopped()
+    t.test('the database stopped: 503 on the collections, the rest works, /ready 503; back by itself', async (t) => {
+      const url = await server.createDatabase()
+      const proxy = await tcpProxy(t, server.port)
+      const sink = logSink('warn')
+      const app = await build(t, { DATABASE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`), DATABASE_STATEMENT_TIMEOUT: '1000' }, { logger: sink.logger })
+      const id = createdId(await write(app, 'POST', '/products', { productId: 1 }))
+      t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
+      await proxy.stopped()
 
-    const started = Date.now()
-    assertUnavailable(t, await app.inject({ url: '/users' }), 'GET /users')
-    assertUnavailable(t, await app.inject({ url: '/users/1' }), 'GET /users/1')
-    assertUnavailable(t, await write(app, 'POST', '/users', user(1)), 'POST /users')
-    assertUnavailable(t, await write(app, 'PUT', `/products/${id}`, { productId: 2 }), 'PUT /products/<id>')
-    assertUnavailable(t, await app.inject({ method: 'DELETE', url: `/products/${id}` }), 'DELETE /products/<id>')
-    assertUnavailable(t, await app.inject({ url: '/list-all/users', headers: BASIC }), 'GET /list-all/users')
-    assertUnavailable(t, await app.inject({ url: '/ready' }), 'GET /ready')
-    t.ok(Date.now() - started < 10_000, 'no hang')
-    t.equal((await app.inject({ url: '/health' })).statusCode, 200, 'liveness is not readiness')
-    t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
-    t.equal((await app.inject({ url: '/colors' })).statusCode, 206)
-    t.ok(sink.entries.some((entry) => entry.msg === 'request failed' && (entry.err as { code?: string }).code === 'API_ERR_STORE_UNAVAILABLE'),
-      'the failure is logged with its cause')
+      const started = Date.now()
+      assertUnavailable(t, await app.inject({ url: '/users' }), 'GET /users')
+      assertUnavailable(t, await app.inject({ url: '/users/1' }), 'GET /users/1')
+      assertUnavailable(t, await write(app, 'POST', '/users', user(1)), 'POST /users')
+      assertUnavailable(t, await write(app, 'PUT', `/products/${id}`, { productId: 2 }), 'PUT /products/<id>')
+      assertUnavailable(t, await app.inject({ method: 'DELETE', url: `/products/${id}` }), 'DELETE /products/<id>')
+      assertUnavailable(t, await app.inject({ url: '/list-all/users', headers: BASIC }), 'GET /list-all/users')
+      assertUnavailable(t, await app.inject({ url: '/ready' }), 'GET /ready')
+      t.ok(Date.now() - started < 10_000, 'no hang')
+      t.equal((await app.inject({ url: '/health' })).statusCode, 200, 'liveness is not readiness')
+      t.equal((await app.inject({ url: '/hello' })).statusCode, 200, 'other endpoints work')
+      t.equal((await app.inject({ url: '/colors' })).statusCode, 206)
+      t.ok(sink.entries.some((entry) => entry.msg === 'request failed' && (entry.err as { code?: string }).code === 'API_ERR_STORE_UNAVAILABLE'),
+        'the failure is logged with its cause')
 
-    proxy.restore()
-    t.equal((await answered(() => app.inject({ url: `/products/${id}` }))).body, '{"productId":1}', 'back by itself, data intact')
-    t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
+      proxy.restore()
+      t.equal((await answered(() => app.inject({ url: `/products/${id}` }))).body, '{"productId":1}', 'back by itself, data intact')
+      t.same(json(await app.inject({ url: '/ready' })), { status: 'ready' })
+    })
   })
 })
 

@@ -1,7 +1,7 @@
 /**
  * The users, user, products and list-all suites (the routes' and lib/list-all-route.ts's), run
  * again by a process that first sets TEST_STORE (see build() in ./index.ts): the same promises, on
- * another store (test/groups/1-postgres.ts, test/system/pgbouncer/collections.test.ts). Relative to test/.
+ * another store (test/groups/01-postgres.ts, test/system/pgbouncer/collections.test.ts). Relative to test/.
  */
 export const COLLECTION_SUITES = [
   'routes/users.test.ts',

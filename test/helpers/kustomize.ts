@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import YAML from 'yaml'
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment'
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap'
 import type { IContainer } from 'kubernetes-models/v1/Container'
 import { validate as deploymentSchema } from 'kubernetes-models/_schemas/IoK8sApiAppsV1Deployment'
 import { validate as hpaSchema } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2HorizontalPodAutoscaler'
@@ -212,6 +213,23 @@ function accumulate (dir: string, listed: Map<string, Set<string>>): Manifest[] 
 export function podContainers (object: Manifest): IContainer[] {
   const pod = (object as unknown as IDeployment).spec?.template?.spec
   return [...pod?.initContainers ?? [], ...pod?.containers ?? []]
+}
+
+/**
+ * The variables a container starts with, as the kubelet gives them: the keys of the ConfigMaps of
+ * its envFrom, then its own env, each Secret's key read as `secrets` has it (empty if missing);
+ * and the Secret keys it reads.
+ */
+export function containerEnvironment (container: IContainer, configMaps: readonly IConfigMap[], secrets: Readonly<Record<string, string>>) {
+  const env: Record<string, string> = {}
+  const secretKeys: Array<{ name: string, key: string }> = []
+  for (const from of container.envFrom ?? []) Object.assign(env, configMaps.find((configMap) => configMap.metadata?.name === from.configMapRef?.name)?.data)
+  for (const { name, value, valueFrom } of container.env ?? []) {
+    const secret = valueFrom?.secretKeyRef
+    if (secret !== undefined) secretKeys.push({ name: secret.name!, key: secret.key })
+    env[name] = value ?? secrets[secret?.key ?? ''] ?? ''
+  }
+  return { env, secretKeys }
 }
 
 /** The fields of a configMapGenerator entry built here, and of its options. */

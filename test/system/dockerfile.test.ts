@@ -6,8 +6,8 @@ import { projectRoot } from '../../lib/project-root.js'
 // @ts-expect-error: a plain script of the image's build, without types
 import { IMAGE_UNUSED, withoutUnused } from '../../scripts/image-deps-lib.js'
 
-// The Dockerfile, checked offline (no Docker engine runs here): what its build stage copies, the
-// packages it leaves out, its base images.
+// The Dockerfile read as a file: what its build stage copies, the packages it leaves out, its base
+// images. Built and run: ./image.test.ts.
 
 const dockerfile = fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8')
 const read = (file: string) => JSON.parse(fs.readFileSync(path.join(projectRoot, file), 'utf8'))

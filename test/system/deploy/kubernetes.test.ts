@@ -15,7 +15,7 @@ import type { Config } from '../../../lib/config/schema.js'
 import { unknownSettings } from '../../../lib/config/unknown-settings.js'
 import { projectRoot } from '../../../lib/project-root.js'
 import { build, json } from '../../helpers/index.js'
-import { applyJsonPatch, configMapHash, goJson, imageParts, kustomize, schemaProblems, type Manifest } from '../../helpers/kustomize.js'
+import { applyJsonPatch, configMapHash, containerEnvironment, goJson, imageParts, kustomize, schemaProblems, type Manifest } from '../../helpers/kustomize.js'
 import { quantity } from '../../helpers/quantity.js'
 
 // deploy/kubernetes/, checked offline (no cluster, kubectl or kustomize here): each kustomization
@@ -150,24 +150,17 @@ const PLACEHOLDERS: Record<string, string> = {
   API_TOKENS: 'token'
 }
 
-/** The variables a container starts with: its ConfigMaps' keys, then its own env; and the Secret keys it reads. */
+/** The variables a container starts with (containerEnvironment), each of its sources checked. */
 function environment (t: Test, container: IContainer, configMaps: IConfigMap[]) {
-  const env: Record<string, string> = {}
-  const secretKeys: Array<{ name: string, key: string }> = []
   for (const from of container.envFrom ?? []) {
     // A whole Secret would hand the container keys nobody listed (DATABASE_MIGRATION_URL).
     t.ok(from.configMapRef !== undefined && from.secretRef === undefined && from.prefix === undefined, `${container.name}: envFrom takes ConfigMaps only, unprefixed`)
-    const configMap = configMaps.find((configMap) => configMap.metadata?.name === from.configMapRef?.name)
-    t.ok(configMap, `${container.name}: ConfigMap ${from.configMapRef?.name} is in the build`)
-    Object.assign(env, configMap?.data)
+    t.ok(configMaps.some((configMap) => configMap.metadata?.name === from.configMapRef?.name), `${container.name}: ConfigMap ${from.configMapRef?.name} is in the build`)
   }
   for (const { name, value, valueFrom } of container.env ?? []) {
-    const secret = valueFrom?.secretKeyRef
-    if (secret !== undefined) secretKeys.push({ name: secret.name!, key: secret.key })
-    t.ok(value !== undefined || secret !== undefined, `${container.name}: ${name} is a value or a Secret's key`)
-    env[name] = value ?? PLACEHOLDERS[secret?.key ?? ''] ?? ''
+    t.ok(value !== undefined || valueFrom?.secretKeyRef !== undefined, `${container.name}: ${name} is a value or a Secret's key`)
   }
-  return { env, secretKeys }
+  return containerEnvironment(container, configMaps, PLACEHOLDERS)
 }
 
 /** Seconds the kubelet waits between probes, and failures before it acts: the API's defaults when unset. */

@@ -382,6 +382,10 @@ t.test('the API\'s memory request and limit hold what the memory bench measured,
     t.ok(limit >= postgres.peakMiB * HEADROOM * MiB, `${folder}: limit ${api.resources?.limits?.memory} ≥ peak ${postgres.peakMiB} MiB × ${HEADROOM}`)
     t.ok(postgres.peakMiB * (HEADROOM - 1) >= postgres.tcpBuffersMiB, `${folder}: the margin (${(postgres.peakMiB * (HEADROOM - 1)).toFixed(1)} MiB) holds the TCP buffers of the slow clients (${postgres.tcpBuffersMiB} MiB, both ends)`)
   }
+  // The alert's runbook gives the operator the limit it measures against: the base's.
+  const runbook = /#### ServantMemoryNearLimit\n([^]*?)\n- /.exec(fs.readFileSync(path.join(projectRoot, 'docs', 'operations.md'), 'utf8'))?.[1]
+  const baseLimit = quantity(parts(t, renders[0]!.objects).api.resources?.limits?.memory) / MiB
+  t.match(runbook, new RegExp(`the Kubernetes base limits it to\\s+${baseLimit} MiB`), `docs/operations.md's ServantMemoryNearLimit names the base's limit, ${baseLimit} MiB`)
 })
 
 t.test('each container\'s ephemeral storage holds the log the kubelet keeps of it', async (t) => {

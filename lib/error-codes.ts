@@ -38,6 +38,10 @@ export const StoreUnavailable = createError('API_ERR_STORE_UNAVAILABLE', 'The da
 export const ShuttingDown = createError('API_ERR_SHUTTING_DOWN', 'The service is shutting down: the stream did not start', 503)
 export const NotReady = createError('API_ERR_NOT_READY', 'Not ready: %s', 503)
 
+// A schema of a route that does not compile (plugins/compile-later.ts): the route answers 500
+// with this code, and the line logged names the route and the schema.
+export const SchemaDoesNotCompile = createError('API_ERR_SCHEMA_COMPILE', 'The schema of %s does not compile: %s', 500)
+
 // Start-up and `server.js migrate`: these end the process, they answer no request.
 export const SchemaBehind = createError('API_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
 export const NoDatabase = createError('API_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifySchemaValidationError } from 'fastify'
 import type { ErrorBody } from '../schemas/common.js'
+import { CODE_PREFIX } from './error-codes.js'
 import { redactQuery } from './query-redaction.js'
 
 /** How much of a piece of client input (a path, a header) an error message quotes. */
@@ -33,12 +34,13 @@ export function validationMessage (error: FastifySchemaValidationError, dataVar:
 
 /**
  * The JSON error body for a status (docs/contract.md, "Errors"). Server errors never reveal their message,
- * unless it was written for the client (`expose`, as http-errors has it: "the database is unavailable").
+ * unless it was written for the client (`expose`, as http-errors has it: "the database is unavailable");
+ * the service's own code (CODE_PREFIX) they do carry: it names the fault, and reveals nothing.
  */
 export function errorBody (statusCode: number, message: string, code?: string, expose = statusCode < 500): ErrorBody {
   const error = STATUS_CODES[statusCode] ?? 'Error'
   return !expose
-    ? { statusCode, error, message: error }
+    ? { statusCode, ...(code?.startsWith(CODE_PREFIX) === true ? { code } : {}), error, message: error }
     : { statusCode, ...(code === undefined ? {} : { code }), error, message }
 }
 

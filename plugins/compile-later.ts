@@ -1,14 +1,16 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import fp from 'fastify-plugin'
+import { SchemaDoesNotCompile } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /**
      * A getter of what `make` makes (a schema's validator or serialiser), run once, on the getter's
      * first call rather than now. Whatever has not been made by then is made once the server listens.
+     * A schema that does not compile is a SchemaDoesNotCompile naming `schema` (the route and the part).
      */
-    compileLater<T>(make: () => T): () => T
+    compileLater<T>(make: () => T, schema: string): () => T
     /** Makes every function still waiting; resolves once all are made (the tests' way to see that every schema compiles). */
     compilePending(): Promise<void>
   }
@@ -25,9 +27,18 @@ declare module 'fastify' {
 export default fp(async function compileLater (fastify) {
   let pending: Array<() => unknown> = []
 
-  fastify.decorate('compileLater', function <T> (make: () => T) {
+  fastify.decorate('compileLater', function <T> (make: () => T, schema: string) {
     let made: T | undefined
-    const get = () => (made ??= make())
+    const get = () => {
+      if (made === undefined) {
+        try {
+          made = make()
+        } catch (err) {
+          throw Object.assign(new SchemaDoesNotCompile(schema, (err as Error).message, { cause: err }), { schema })
+        }
+      }
+      return made
+    }
     pending.push(get)
     return get
   })
@@ -49,7 +60,7 @@ export default fp(async function compileLater (fastify) {
   function serializerOf (route: Route) {
     let serialize = bySchema.get(route.schema as object)
     if (serialize === undefined) {
-      serialize = fastify.compileLater(() => serializer(route))
+      serialize = fastify.compileLater(() => serializer(route), `${route.method} ${route.url}: the ${route.httpStatus} response`)
       bySchema.set(route.schema as object, serialize)
     }
     return serialize
@@ -64,6 +75,6 @@ export default fp(async function compileLater (fastify) {
     const count = pending.length
     fastify.compilePending().then(
       () => fastify.log.info({ compiled: count, ms: Math.round(performance.now() - started) }, 'schemas compiled'),
-      (err: unknown) => fastify.log.error({ err }, 'a schema does not compile'))
+      (err: unknown) => fastify.log.error({ err, schema: (err as { schema?: string }).schema }, 'a schema does not compile'))
   })
 }, { name: 'compile-later' })

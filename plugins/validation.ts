@@ -28,11 +28,11 @@ const headersAjv = lazyAjv({ ...strict, removeAdditional: false, useDefaults: fa
  * is (or was decoded in place) and `{ value }` only for a new object, since Fastify stores that
  * one as the part (for headers, over the raw ones, on every later read).
  */
-function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart: string | undefined) {
+function compile (fastify: FastifyInstance, declared: AnySchemaObject, httpPart: string | undefined, route: string) {
   const headers = httpPart === 'headers'
   const schema = headers ? lowerCaseNames(declared) : declared
   // Ajv's compile, on first use (plugins/compile-later.ts).
-  const validator = fastify.compileLater(() => (headers ? headersAjv : ajv)().compile(schema))
+  const validator = fastify.compileLater(() => (headers ? headersAjv : ajv)().compile(schema), `${route}: the ${httpPart ?? 'request'}`)
   const decode = wireDecoder(schema, headers)
   const check = (original: unknown, value: unknown) => {
     const validate = validator()
@@ -68,7 +68,7 @@ function parseJsonBody (_request: unknown, body: string, done: (err: Error | nul
 export default fp(async function validation (fastify) {
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
-  fastify.setValidatorCompiler(({ schema, httpPart }) => compile(fastify, schema as AnySchemaObject, httpPart))
+  fastify.setValidatorCompiler(({ schema, httpPart, method, url }) => compile(fastify, schema as AnySchemaObject, httpPart, `${method} ${url}`))
   fastify.addHook('onRoute', ({ url, schema }) => {
     if (canAnswerBadRequest(url, schema)) addResponses(schema, { 400: ErrorSchema })
     // The router refuses a capture longer than maxParamLength (FST_ERR_MAX_PARAM_LENGTH).

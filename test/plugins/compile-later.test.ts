@@ -25,8 +25,10 @@ t.test('no schema is compiled at ready: a broken one does not stop the start', a
   t.equal(fine.statusCode, 200, 'a route compiles its schemas on its first request')
   t.same(json(fine), { n: 5 })
   t.equal((await server.inject({ url: '/fine?n=x' })).statusCode, 400, 'and validates with them')
-  t.equal((await server.inject({ url: '/broken' })).statusCode, 500, 'the broken schema fails where it is used')
-  await t.rejects(server.compilePending(), 'compilePending() reports the schema that does not compile')
+  const broken = await server.inject({ url: '/broken' })
+  t.equal(broken.statusCode, 500, 'the broken schema fails where it is used')
+  t.same(json(broken), { statusCode: 500, code: 'API_ERR_SCHEMA_COMPILE', error: 'Internal Server Error', message: 'Internal Server Error' }, 'with the code that names the fault, and no more')
+  await t.rejects(server.compilePending(), { code: 'API_ERR_SCHEMA_COMPILE', message: /^The schema of GET \/broken: the 200 response does not compile: / }, 'compilePending() reports the schema that does not compile, by its route')
 })
 
 t.test('once the server listens, what was not compiled is compiled in the background', async (t) => {
@@ -35,7 +37,8 @@ t.test('once the server listens, what was not compiled is compiled in the backgr
   t.same(sink.entries, [], 'nothing compiled, nothing reported, before listen')
   await server.listen({ port: 0, host: '127.0.0.1' })
   await until(() => sink.entries.some((entry) => entry.msg === 'a schema does not compile'))
-  t.pass('the broken schema was compiled, and reported, without any request')
+  t.match(sink.entries.find((entry) => entry.msg === 'a schema does not compile'), { schema: 'GET /broken: the 200 response' },
+    'the broken schema was compiled, and reported by its route, without any request')
 })
 
 t.test('when all compile, the count and the time are logged', async (t) => {

@@ -22,6 +22,7 @@ export const RangeWithSort = createError('API_ERR_RANGE_SORTBY', 'Invalid Range:
 export const MethodNotAllowed = createError('API_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
 export const NotAcceptable = createError('API_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const BodyNotAccepted = createError('API_ERR_BODY_NOT_ACCEPTED', '%s %s takes no request body', 413)
+export const UnsupportedContentEncoding = createError('API_ERR_CONTENT_ENCODING', 'Content-Encoding %s is not supported: send the body as it is, without a content coding (identity)', 415)
 export const ForbiddenKey = createError('API_ERR_FORBIDDEN_KEY', 'Body has a key that is refused: %s', 400)
 
 // The collections.

@@ -97,6 +97,14 @@ t.test('every bound of the Limits table on what a request may be is in the OpenA
       t.same(others.filter(({ operation }) => operation.requestBody !== undefined).map(({ operation }) => operation.operationId), [], 'no request body')
       t.same(others.filter(({ operation }) => operation.responses['413'] === undefined).map(({ operation }) => operation.operationId), [], 'and a 413')
     }],
+    ['Request `Content-Encoding`', (t, setting) => {
+      t.match(setting, /^`identity` only/)
+      const reading = operations.filter(({ operation }) => operation.requestBody !== undefined)
+      t.ok(reading.length >= 6, 'the operations that read a body')
+      for (const { operation } of reading) {
+        t.match(operation.responses['415']?.description, /`Content-Encoding` other than `identity`/, `${operation.operationId}: its 415`)
+      }
+    }],
     ['Any body, every endpoint', (t, setting) => {
       const limits = operations.flatMap(({ operation }) => operation.requestBody?.['x-body-limit'] ?? [])
       t.ok(limits.length > 0 && limits.every((limit) => limit <= figure(setting)), `every x-body-limit at most ${figure(setting)}`)

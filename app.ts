@@ -76,7 +76,13 @@ export function serverOptions (config: Config, { logger = loggerOptions(config) 
     // looks for connections past them every connectionsCheckingInterval (30 s by default, which cut
     // a slow client up to 30 s late): twice a second, the bound holds within half a second.
     requestTimeout: config.REQUEST_TIMEOUT,
-    http: { headersTimeout: config.HEADERS_TIMEOUT, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: {
+      headersTimeout: config.HEADERS_TIMEOUT,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      // node:http answers an HTTP/1.1 request without Host with a bare 400 of its own; the service
+      // answers it as every other error (plugins/edge/host.ts).
+      requireHostHeader: false
+    },
     // While closing, a request that arrives on an open connection is answered (with Connection:
     // close), not refused with 503: plugins/shutdown.ts drains before the close.
     return503OnClosing: false

@@ -1229,17 +1229,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1892,17 +1895,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2377,17 +2383,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2712,17 +2721,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3828,17 +3840,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4131,17 +4146,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type: the body's `Content-Type` is not one this endpoint reads, or the body comes with a `Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read. */
             415: {
                 headers: {
+                    /** @description Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "statusCode": 415,
+                     *       "code": "API_ERR_CONTENT_ENCODING",
                      *       "error": "Unsupported Media Type",
-                     *       "message": "<what was wrong>"
+                     *       "message": "Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

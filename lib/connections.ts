@@ -93,7 +93,8 @@ export interface ListenerBounds {
  */
 export function boundedServer (bounds: ListenerBounds, handler: http.RequestListener, logDropped: (dropped: number) => void): http.Server {
   const { maxConnections, headersTimeout, requestTimeout, keepAliveTimeout, idleTimeout } = bounds
-  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler)
+  // Without Host, node:http answers HTTP/1.1 with a bare 400: `handler` answers it (lib/framework-errors.ts, lacksHost).
+  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS, requireHostHeader: false }, handler)
   server.timeout = idleTimeout
   capConnections(server, maxConnections, logDropped)
   return server

@@ -19,9 +19,11 @@ export const NegativeOffset = createError('API_ERR_RANGE_OFFSET', 'Offset must b
 export const RangeWithSort = createError('API_ERR_RANGE_SORTBY', 'Invalid Range: a Range pages in id order; it cannot be combined with sortby=%s', 400)
 
 // Requests the service refuses before a route runs (docs/contract.md, "The order of refusals").
+export const HostMissing = createError('API_ERR_HOST_MISSING', 'An HTTP/1.1 request must have a Host header', 400)
 export const MethodNotAllowed = createError('API_ERR_METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; allowed: %s', 405)
 export const NotAcceptable = createError('API_ERR_NOT_ACCEPTABLE', 'Accept: %s matches none of the types this endpoint produces: %s', 406)
 export const BodyNotAccepted = createError('API_ERR_BODY_NOT_ACCEPTED', '%s %s takes no request body', 413)
+export const UnsupportedContentEncoding = createError('API_ERR_CONTENT_ENCODING', 'Content-Encoding %s is not supported: send the body as it is, without a content coding (identity)', 415)
 export const ForbiddenKey = createError('API_ERR_FORBIDDEN_KEY', 'Body has a key that is refused: %s', 400)
 
 // The collections.

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, quoteUrl } from './errors.js'
@@ -70,4 +70,14 @@ export function answerRaw (socket: Socket, statusCode: number, body: object, hea
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
   socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
     `Content-Length: ${Buffer.byteLength(text)}\r\n${extra}${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${text}`)
+}
+
+/**
+ * Whether a request is HTTP/1.1 without a `Host` header, which RFC 9112 (section 3.2) has a
+ * server refuse with 400: node:http's own check, which answers a bare 400 (no body, no header of
+ * ours) and is turned off (the server option `http.requireHostHeader`, app.ts) so that the
+ * service answers it like any other error. An empty Host is a Host, as node:http has it.
+ */
+export function lacksHost (request: IncomingMessage): boolean {
+  return request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 1
 }

@@ -13,3 +13,17 @@ export function contentTypeHeader (type: string): string {
 export function essence (header: string): string {
   return (header.split(';', 1)[0] ?? '').trim().toLowerCase()
 }
+
+/**
+ * The first content coding of a `Content-Encoding` header other than identity, or undefined: a
+ * body is read as it is sent, never decoded, so that what a proxy or a firewall inspected is what
+ * the service reads and stores (docs/contract.md, Errors).
+ */
+export function unsupportedCoding (header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  for (const part of header.split(',')) {
+    const coding = part.trim()
+    if (coding !== '' && coding.toLowerCase() !== 'identity') return coding
+  }
+  return undefined
+}

@@ -2,7 +2,8 @@
 export const REDACTED = '[redacted]'
 
 /**
- * Query parameters whose values are credentials, by lowercase name: their values never reach a
+ * Query parameters whose values are credentials, by lowercase name (and any spelling of it:
+ * isCredentialName), beside the names that end as a credential's: their values never reach a
  * log line (spans hold no query string: lib/tracing.ts). The service reads none of them (its
  * credentials come in `Authorization`), but clients and signed-URL tools put them in URLs all the
  * same.
@@ -25,11 +26,48 @@ export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
   'awsaccesskeyid', 'x-goog-signature', 'x-goog-credential'
 ])
 
+/**
+ * A name's last word that makes it a credential's whatever comes before: `accessToken`,
+ * `refresh-token`, `clientSecret`, `db_password`. These end almost no other word; `key` does.
+ */
+export const CREDENTIAL_SUFFIXES: readonly string[] = ['token', 'secret', 'password', 'passwd']
+
+/**
+ * `key` ends many words (`monkey`, `turkey`, `hockey`), so it makes a credential's name only as a
+ * word of its own: after `-` or `_` (`private-key`, `x_api_key`), as a capitalised word
+ * (`privateKey`, `APIKey`), or after one of these words written together with it (`privatekey`).
+ */
+export const KEY_PREFIXES: readonly string[] = [
+  'api', 'access', 'private', 'secret', 'secure', 'client', 'signing', 'session', 'master', 'auth', 'encryption', 'ssh', 'license'
+]
+
+/** A name as it is compared: lowercase, without `-` and `_` (`Access-Token`, `access_token`, `accessToken` are one). */
+function normalise (name: string): string {
+  const lower = name.toLowerCase()
+  return lower.includes('-') || lower.includes('_') ? lower.replace(/[-_]/g, '') : lower
+}
+
+const LISTED = new Set([...CREDENTIAL_PARAMETERS].map(normalise))
+const KEY_WORD = /(?:^|[-_])key$/i
+const KEY_AFTER_PREFIX = new RegExp(`^(?:${KEY_PREFIXES.join('|')})key$`)
+
+/**
+ * Whether a parameter's name (decoded, one key of a nested name) is a credential's: listed
+ * (CREDENTIAL_PARAMETERS, compared without case, `-` and `_`), or ending in one of
+ * CREDENTIAL_SUFFIXES, or in `key` as a word of its own (KEY_PREFIXES).
+ */
+export function isCredentialName (name: string): boolean {
+  const normalised = normalise(name)
+  if (LISTED.has(normalised) || CREDENTIAL_SUFFIXES.some((suffix) => normalised.endsWith(suffix))) return true
+  if (!normalised.endsWith('key')) return false
+  return KEY_WORD.test(name) || name.endsWith('Key') || KEY_AFTER_PREFIX.test(normalised)
+}
+
 /** Where a nested name (`user[password]`, `auth.token`, `token[]`) splits into its keys. */
 const NESTING = /[[\].]/
 
-/** A name sent shorter than the shortest listed one is none of them: decoding and splitting only shorten it. */
-const SHORTEST_NAME = Math.min(...[...CREDENTIAL_PARAMETERS].map((name) => name.length))
+/** A name sent shorter than the shortest credential's is none: decoding, splitting and normalising only shorten it. */
+const SHORTEST_NAME = Math.min(...[...LISTED, ...CREDENTIAL_SUFFIXES, 'key'].map((name) => name.length))
 
 /** The value of a hexadecimal digit's character code, -1 for any other (NaN included). */
 function hexDigit (code: number): number {
@@ -52,14 +90,13 @@ function decodeName (name: string): string {
   return decoded + name.slice(copied)
 }
 
-/** Whether the name `url` holds from `start` to `end` (still percent-encoded) is listed, itself or one of its nested keys. */
+/** Whether the name `url` holds from `start` to `end` (still percent-encoded) is a credential's, itself or one of its nested keys. */
 function isCredential (url: string, start: number, end: number): boolean {
   if (end - start < SHORTEST_NAME) return false
   let name = url.slice(start, end)
   if (name.includes('%')) name = decodeName(name)
-  name = name.toLowerCase()
-  return CREDENTIAL_PARAMETERS.has(name) ||
-    ((name.includes('[') || name.includes('.')) && name.split(NESTING).some((key) => CREDENTIAL_PARAMETERS.has(key)))
+  return isCredentialName(name) ||
+    ((name.includes('[') || name.includes('.')) && name.split(NESTING).some(isCredentialName))
 }
 
 /** Where `char` is next in `text` from `from`, or the text's length when it is not. */
@@ -70,8 +107,8 @@ function next (text: string, char: string, from: number): number {
 
 /**
  * A URL (a request target, `/path?query`) as logs and error messages quote it: the value of every
- * listed query parameter (CREDENTIAL_PARAMETERS, matched whatever its case or percent-encoding, or
- * as a key of a nested name, each time it occurs, empty or not) replaced by REDACTED, its name
+ * credential's query parameter (isCredentialName, matched whatever its case, `-`, `_` or
+ * percent-encoding, or as a key of a nested name, each time it occurs, empty or not) replaced by REDACTED, its name
  * kept, so that a line still says which one was sent. Pairs are split at `&` and at `;` as well (a separator to some servers); a name
  * without `=` has no value to hide. A URL without a query string comes back as it is, for the cost
  * of looking for `?`; one with nothing to redact comes back as the same string. Linear in the

@@ -2,11 +2,11 @@ import fp from 'fastify-plugin'
 import accepts from '@fastify/accepts'
 import createError from '@fastify/error'
 import type { FastifyReply, onRequestHookHandler } from 'fastify'
-import { ErrorSchema, addResponses } from '../schemas/common.js'
+import { ErrorSchema, UnsupportedMediaTypeResponse, addResponses } from '../schemas/common.js'
 import { shorten } from '../lib/errors.js'
-import { contentTypeHeader, essence, type Serializer } from '../lib/media-types.js'
+import { contentTypeHeader, essence, unsupportedCoding, type Serializer } from '../lib/media-types.js'
 import { carriesBody } from '../lib/body-limit.js'
-import { BodyNotAccepted, NotAcceptable } from '../lib/error-codes.js'
+import { BodyNotAccepted, NotAcceptable, UnsupportedContentEncoding } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -75,7 +75,13 @@ function negotiator (produces: readonly string[], serializers: Readonly<Record<s
   }
 }
 
-/** onRequest hook: 415 unless the body comes in one of `consumes` (or, when optional, there is none). */
+/** Who answers 415 for a content coding says which one it reads (RFC 9110, section 15.5.16). */
+const ACCEPTED_CODINGS = { 'accept-encoding': 'identity' }
+
+/**
+ * onRequest hook: 415 unless the body comes in one of `consumes` (or, when optional, there is
+ * none), and without a content coding.
+ */
 function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): onRequestHookHandler {
   const accepted = consumes.map(essence)
   const expected = `this endpoint accepts ${consumes.join(', ')}`
@@ -83,10 +89,13 @@ function contentTypeGuard (consumes: readonly string[], bodyRequired: boolean): 
   return function requireSupportedBody (request, reply, done) {
     const header = request.headers['content-type']
     if (header === undefined) {
-      return done(bodyRequired || carriesBody(request.headers) ? new UnsupportedMediaType(`Content-Type is missing; ${expected}`) : undefined)
+      if (bodyRequired || carriesBody(request.headers)) return done(new UnsupportedMediaType(`Content-Type is missing; ${expected}`))
+    } else {
+      const type = essence(header)
+      if (!accepted.includes(type)) return done(new UnsupportedMediaType(`Content-Type ${shorten(type)} is not supported; ${expected}`))
     }
-    const type = essence(header)
-    done(accepted.includes(type) ? undefined : new UnsupportedMediaType(`Content-Type ${shorten(type)} is not supported; ${expected}`))
+    const coding = unsupportedCoding(request.headers['content-encoding'])
+    done(coding === undefined ? undefined : Object.assign(new UnsupportedContentEncoding(shorten(coding)), { headers: ACCEPTED_CODINGS }))
   }
 }
 
@@ -120,7 +129,10 @@ export default fp(async function negotiation (fastify) {
     if (consumes !== undefined) {
       hooks.push(contentTypeGuard(consumes, schema?.body !== undefined))
       // A route that reads a body refuses one over its limit too.
-      addResponses(schema, { 413: ErrorSchema, 415: ErrorSchema })
+      addResponses(schema, { 413: ErrorSchema, 415: UnsupportedMediaTypeResponse })
+      // The 415 answered here, with its Accept-Encoding, also where the route lists the status.
+      const responses = schema!.response as Record<string, unknown>
+      if (responses['415'] === ErrorSchema) schema!.response = { ...responses, 415: UnsupportedMediaTypeResponse }
     } else {
       hooks.push(refuseBody)
       addResponses(schema, { 413: ErrorSchema })

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type SchemaOptions, type Static, type TObject, type TSchema } from '@sinclair/typebox'
-import { StoreUnavailable, TooManyFailures } from '../lib/error-codes.js'
+import { StoreUnavailable, TooManyFailures, UnsupportedContentEncoding } from '../lib/error-codes.js'
 
 /**
  * A string limited to a list of values, as a plain JSON-schema `enum`: validation errors then
@@ -127,6 +127,19 @@ export function addResponses (schema: { response?: unknown } | undefined, respon
   const missing = Object.entries(responses).filter(([status]) => declared[status] === undefined)
   if (missing.length > 0) schema.response = { ...declared, ...Object.fromEntries(missing) }
 }
+
+/**
+ * The 415 of an endpoint that reads a body: a `Content-Type` it does not read, or a
+ * `Content-Encoding` other than identity, which it names in `Accept-Encoding` (RFC 9110, section
+ * 15.5.16; docs/contract.md, Errors).
+ */
+export const UnsupportedMediaTypeResponse = withHeaders(ErrorSchema, Type.Object({
+  'Accept-Encoding': Type.Optional(Type.Literal('identity', { description: 'Sent when the body came with a Content-Encoding: the only coding this endpoint reads is none' }))
+}), {
+  description: `${STATUS_CODES[415]}: the body's \`Content-Type\` is not one this endpoint reads, or the body comes with a ` +
+    '`Content-Encoding` other than `identity` (bodies are read as they are sent, never decompressed). Nothing of the body is read.',
+  examples: [exampleBody(new UnsupportedContentEncoding('gzip'))]
+})
 
 /** A refusal that says when to try again: the error, and `Retry-After` in seconds. */
 function retryAfterResponse (example: ErrorBody, retryAfter: number, description: string) {

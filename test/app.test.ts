@@ -38,7 +38,10 @@ t.test('the values of credentials in a query string never reach the logs: every 
     { url: '/nowhere?token=s3cret', status: 404, logged: '/nowhere?token=[redacted]', lines: ['incoming request', 'request refused', 'request completed'] },
     { method: 'POST', url: '/echo?api_key=s3cret', status: 405, logged: '/echo?api_key=[redacted]', lines: ['incoming request', 'request refused', 'request completed'] },
     { url: '/echo%E0?token=s3cret', status: 400, logged: '/echo%E0?token=[redacted]', lines: ['incoming request', 'request refused'] },
-    { url: '/fails?password=s3cret', status: 500, logged: '/fails?password=[redacted]', lines: ['incoming request', 'request failed', 'request completed'] }
+    { url: '/fails?password=s3cret', status: 500, logged: '/fails?password=[redacted]', lines: ['incoming request', 'request failed', 'request completed'] },
+    // Other spellings of credentials' names (docs/operations.md, Logs): once logged in the clear.
+    ...['accessToken', 'access-token', 'clientSecret', 'client-secret', 'refresh-token', 'x-auth-token', 'private-key', 'db_password']
+      .map((name) => ({ url: `/echo?${name}=s3cret&monkey=1`, status: 200, logged: `/echo?${name}=[redacted]&monkey=1`, lines: ['incoming request', 'request completed'] }))
   ]
   for (const [index, { method = 'GET', url, status, logged, lines }] of requests.entries()) {
     const reqId = `redact-${index}`

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { EnvSchema, type Config } from './schema.js'
-import { proxyListProblem } from './trust-proxy.js'
+import { proxyListProblem, trustsAnyClient } from './trust-proxy.js'
 
 /** Outside production the tutorial's credentials work out of the box; in production they are refused. */
 const DEVELOPMENT_USERS = 'servant:server'
@@ -37,11 +37,10 @@ function combinationProblems (settings: Record<string, unknown>, refuse: (name: 
   if (typeof settings.BASIC_AUTH_USERS === 'string' && settings.BASIC_AUTH_USERS.split(',').includes(DEVELOPMENT_USERS)) {
     refuse('BASIC_AUTH_USERS', `the example credentials ${DEVELOPMENT_USERS} are refused in production`, false)
   }
-  // Every hop trusted: any client picks its own address with X-Forwarded-For, and with it its
-  // rate limits and failed-login counts (docs/operations.md, Behind nginx).
-  if (settings.TRUST_PROXY === 'true') {
-    refuse('TRUST_PROXY', 'true is refused in production, where any client could pick its address in X-Forwarded-For: give the number of proxies in front of the service (1 behind one nginx) or their addresses (10.0.0.0/8)', false)
-  }
+  // Every hop trusted, or nearly: any client picks its own address with X-Forwarded-For, and with
+  // it its rate limits and failed-login counts (docs/operations.md, Behind nginx).
+  const trustProblem = trustsAnyClient(settings.TRUST_PROXY as string)
+  if (trustProblem !== undefined) refuse('TRUST_PROXY', trustProblem, false)
 }
 
 /** What is wrong with a directory setting, or undefined: it must be a directory that exists. */

@@ -397,7 +397,8 @@ export function renderIntroduction (intro: Introduction): string {
     'Content negotiation: each endpoint lists the content types of its responses, the first being the ' +
       'default. The `Accept` header picks one (q-values are honoured; no `Accept`, or `*/*`, means the ' +
       'first); when it admits none of them, the answer is 406. A request body must come in one of the ' +
-      'endpoint\'s request content types, named by `Content-Type`, else 415. A capture, query ' +
+      'endpoint\'s request content types, named by `Content-Type`, without a `Content-Encoding` ' +
+      '(other than `identity`), else 415. A capture, query ' +
       'parameter, header or body that cannot be decoded to its type gets 400, a body over the size ' +
       'limit 413. Integers on the wire are an optional sign and decimal digits.',
     'Authentication: endpoints whose Request names HTTP Basic Authentication need `Authorization: Basic ...` ' +

@@ -74,5 +74,5 @@ export default fp<FastifyCorsOptions>(async function corsPlugin (fastify, option
     })
   }
   // After metrics (plugins/edge/metrics.ts measures the routes registered after it): the
-  // preflights' route is measured too.
-}, { name: 'cors', dependencies: ['config', 'metrics'] })
+  // preflights' route is measured too. After host: a preflight without Host is refused, not answered.
+}, { name: 'cors', dependencies: ['config', 'metrics', 'host'] })

@@ -2,8 +2,9 @@ import fp from 'fastify-plugin'
 import type { onResponseHookHandler } from 'fastify'
 import { Registry, collectDefaultMetrics } from 'prom-client'
 import { METRICS_CONNECTION_LIMIT, boundedServer, type ListenerBounds } from '../../lib/connections.js'
+import { HostMissing } from '../../lib/error-codes.js'
 import { errorBody } from '../../lib/errors.js'
-import { clientErrorHandler } from '../../lib/framework-errors.js'
+import { clientErrorHandler, lacksHost } from '../../lib/framework-errors.js'
 import { buildInfo } from '../../lib/metrics/build-info.js'
 import { memoryLimitSeries } from '../../lib/metrics/memory-limit.js'
 import { Refusals } from '../../lib/metrics/refusals.js'
@@ -19,6 +20,9 @@ export const UNMATCHED_ROUTE = 'unmatched'
 let processMetrics: Registry | undefined
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** The metrics port's answer to an HTTP/1.1 request without Host, as the API's (plugins/edge/host.ts). */
+const HOST_MISSING = new HostMissing()
 
 /**
  * How long a scrape waits for the readiness check (the store's, a query with a database) before
@@ -147,8 +151,9 @@ export default fp(async function metrics (fastify) {
       res.writeHead(status, { ...API_HEADERS, ...headers, 'content-type': type, 'content-length': Buffer.byteLength(body) })
       res.end(req.method === 'HEAD' ? undefined : body)
     }
-    const error = (status: number, message: string, headers?: Record<string, string>) =>
-      answer(status, JSON_TYPE, JSON.stringify(errorBody(status, message)), headers)
+    const error = (status: number, message: string, headers?: Record<string, string>, code?: string) =>
+      answer(status, JSON_TYPE, JSON.stringify(errorBody(status, message, code)), headers)
+    if (lacksHost(req)) return error(400, HOST_MISSING.message, { connection: 'close' }, HOST_MISSING.code)
     if (path !== '/metrics') return error(404, `Route ${req.method}:${path} not found: this port serves GET /metrics`)
     if (req.method !== 'GET' && req.method !== 'HEAD') return error(405, `Method ${req.method} is not allowed on /metrics`, { allow: 'GET, HEAD' })
     scrape().then(

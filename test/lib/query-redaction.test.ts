@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import t from 'tap'
 import fc from 'fast-check'
-import { CREDENTIAL_PARAMETERS, REDACTED, redactQuery } from '../../lib/query-redaction.js'
+import { CREDENTIAL_PARAMETERS, CREDENTIAL_SUFFIXES, KEY_PREFIXES, REDACTED, isCredentialName, redactQuery } from '../../lib/query-redaction.js'
 import { QUOTE_LIMIT, quoteUrl } from '../../lib/errors.js'
 import { propertyRuns } from '../helpers/property-runs.js'
 
@@ -31,13 +31,41 @@ t.test('what is not the value of a listed parameter is not redacted', async (t) 
     '/users', '/users?', '/users?sortby=age&name=token', '/hello?name=Ada%20Lovelace',
     // Without `=` there is no value: `token` alone says only that it was sent.
     '/users?token', '/users?token&x=1',
-    // Names that merely contain a listed one, or are one only after a second decoding.
-    '/users?tokens=1&my_token=2&keychain=3&%2574oken=4&to%6ben%=5',
+    // Names that merely contain a credential's, or are one only after a second decoding.
+    '/users?tokens=1&token_count=2&keychain=3&%2574oken=4&to%6ben%=5&passwordless=6',
+    // Words that end in "key" without being one: `key` counts only as a word of its own.
+    '/users?monkey=1&turkey=2&MONKEY=3&Turkey=4&hockey=5&whiskey=6&hotkey=7&keys=8',
     // Escapes that decode to nothing: left as they are, no error.
     '/users?%zz=1&%7=2&%=3',
     // A `?` in the path, encoded, starts no query string.
     '/users/a%3Ftoken=s3cret'
   ]) t.equal(redactQuery(url), url, url)
+})
+
+t.test('credentials under any spelling: case, `-` and `_` do not count, and a name that ends as a credential\'s is one', async (t) => {
+  // Each of these was logged in the clear (issue 42).
+  for (const name of ['accessToken', 'access-token', 'clientSecret', 'client-secret', 'refresh-token', 'x-auth-token', 'private-key', 'db_password']) {
+    t.equal(redactQuery(`/users?a=1&${name}=s3cret&b=2`), `/users?a=1&${name}=${REDACTED}&b=2`, name)
+  }
+  const credentials = [
+    // Listed names, spelt otherwise.
+    'ACCESS_TOKEN', 'Access-Token', 'accesstoken', 'Client_Secret', 'API-KEY', 'ApiKey', 'X_API_KEY', 'session-id', 'JSESSIONID', 'X-Amz-Signature', 'x_amz_signature',
+    // Ending in token, secret, password, passwd, whatever comes before.
+    'csrfToken', 'csrftoken', 'MY_TOKEN', 'sharedSecret', 'webhooksecret', 'adminPassword', 'NEW-PASSWORD', 'dbpasswd',
+    // key as a word of its own: after a separator, capitalised, or after a known word.
+    'private_key', 'signing-key', 'SSH_KEY', 'Ocp-Apim-Subscription-Key', 'privateKey', 'APIKey', 'secretKey', 'privatekey', 'SECRETKEY', 'accesskey', 'licenseKey',
+    // A key that is no secret is redacted too: a value missing from a log costs less than a credential in it.
+    'sort_key', 'idempotency-key'
+  ]
+  for (const name of credentials) t.ok(isCredentialName(name), name)
+  t.equal(redactQuery('/users?user[dbPassword]=a&auth.refreshToken=b&x%2Dauth%2Dtoken=c'), `/users?user[dbPassword]=${REDACTED}&auth.refreshToken=${REDACTED}&x%2Dauth%2Dtoken=${REDACTED}`, 'nested, encoded')
+  for (const name of ['monkey', 'turkey', 'MONKEY', 'TURKEY', 'Turkey', 'hockey', 'whiskey', 'donkey', 'hotkey', 'passkey', 'keychain', 'keys', 'key_id',
+    'tokens', 'token_count', 'secretary', 'passwordless', 'name', 'sortby', 'count', 'code_page']) {
+    t.notOk(isCredentialName(name), name)
+  }
+  t.ok(isCredentialName('monKey'), 'a capitalised Key is a word of its own, even in monKey: the rule does not guess')
+  t.same(CREDENTIAL_SUFFIXES, ['token', 'secret', 'password', 'passwd'])
+  t.ok(KEY_PREFIXES.includes('api') && KEY_PREFIXES.includes('private'))
 })
 
 t.test('the list: lowercase names, the usual credentials and the signed-URL parameters OpenTelemetry names', async (t) => {
@@ -63,9 +91,24 @@ t.test('quoteUrl: a URL shortened as shorten() does, redacted in the part kept, 
   t.equal(quoteUrl(long, 2000), redactQuery(long), 'a limit of its own')
 })
 
-/** A listed name as a client may spell it: any case, any of its characters percent-encoded, maybe nested. */
+/** A word before a credential's last word: any letters, none at all. */
+const word = fc.stringMatching(/^[a-z]{0,8}$/)
+
+/**
+ * A credential's name before its spelling: a listed one with `-` and `_` anywhere, a name ending
+ * in a suffix (any case), or in `key` as a word of its own.
+ */
+const credentialName = fc.oneof(
+  fc.tuple(fc.constantFrom(...CREDENTIAL_PARAMETERS), fc.infiniteStream(fc.constantFrom('', '', '', '-', '_')))
+    .map(([name, separators]) => [...name].map((char) => `${char}${separators.next().value as string}`).join('')),
+  fc.tuple(word, fc.constantFrom('', '-', '_'), fc.constantFrom(...CREDENTIAL_SUFFIXES)).map((parts) => parts.join('')),
+  fc.tuple(word, fc.constantFrom('-key', '_key', '-KEY')).map((parts) => parts.join('')),
+  fc.constantFrom(...KEY_PREFIXES).map((prefix) => `${prefix}key`)
+)
+
+/** A credential's name as a client may spell it: any case, any of its characters percent-encoded, maybe nested. */
 const listedName = fc.tuple(
-  fc.constantFrom(...CREDENTIAL_PARAMETERS),
+  credentialName,
   fc.infiniteStream(fc.tuple(fc.boolean(), fc.boolean())),
   fc.constantFrom('%s', '%s[]', 'user[%s]', 'auth.%s', 'a[%s][0]')
 ).map(([name, choices, nesting]) => {
@@ -77,8 +120,17 @@ const listedName = fc.tuple(
   return nesting.replace('%s', spelt)
 })
 
-/** A name that is no listed one nor nests one: lowercase letters and digits, a listed name excluded. */
-const otherName = fc.stringMatching(/^[a-z0-9_]{1,12}$/).filter((name) => !CREDENTIAL_PARAMETERS.has(name))
+/** The listed names as they are compared: lowercase, without `-` and `_`. */
+const listedWords = new Set([...CREDENTIAL_PARAMETERS].map((name) => name.replace(/[-_]/g, '')))
+
+/**
+ * A name that is no credential's nor nests one: lowercase letters, digits and `_`, neither a
+ * listed name nor one ending in a suffix or in `key` at all (monkey's side is tested above).
+ */
+const otherName = fc.stringMatching(/^[a-z0-9_]{1,12}$/).filter((name) => {
+  const bare = name.replace(/_/g, '')
+  return !listedWords.has(bare) && !/(token|secret|passwd|password|key)$/.test(bare)
+})
 
 /** A value as a URL carries it: no separator, possibly empty. */
 const value = fc.stringMatching(/^[A-Za-z0-9%+=.~_-]{0,20}$/)

@@ -64,6 +64,7 @@ const NOT_OF_A_REQUEST: Record<string, string> = {
   'Start-up': 'the process, not a request',
   'From `SIGTERM` to exit': 'the process, not a request',
   'Log lines waiting for stdout': 'the logs',
+  '`TRUST_PROXY` in production': 'a setting, refused at start',
   'Client input quoted': 'what the service writes, not what it accepts',
   '`X-Request-Id` taken from a request': 'it refuses nothing: a longer id is replaced by a new one, and the request answered'
 }
@@ -95,6 +96,14 @@ t.test('every bound of the Limits table on what a request may be is in the OpenA
       const others = operations.filter(({ operation }) => !withBody.has(operation))
       t.same(others.filter(({ operation }) => operation.requestBody !== undefined).map(({ operation }) => operation.operationId), [], 'no request body')
       t.same(others.filter(({ operation }) => operation.responses['413'] === undefined).map(({ operation }) => operation.operationId), [], 'and a 413')
+    }],
+    ['Request `Content-Encoding`', (t, setting) => {
+      t.match(setting, /^`identity` only/)
+      const reading = operations.filter(({ operation }) => operation.requestBody !== undefined)
+      t.ok(reading.length >= 6, 'the operations that read a body')
+      for (const { operation } of reading) {
+        t.match(operation.responses['415']?.description, /`Content-Encoding` other than `identity`/, `${operation.operationId}: its 415`)
+      }
     }],
     ['Any body, every endpoint', (t, setting) => {
       const limits = operations.flatMap(({ operation }) => operation.requestBody?.['x-body-limit'] ?? [])

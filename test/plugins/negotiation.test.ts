@@ -1,8 +1,9 @@
+import zlib from 'node:zlib'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { assertError, buildPlugins, json } from '../helpers/index.js'
-import { contentTypeHeader, essence } from '../../lib/media-types.js'
+import { assertError, build, buildPlugins, json } from '../helpers/index.js'
+import { contentTypeHeader, essence, unsupportedCoding } from '../../lib/media-types.js'
 
 const Pair = Type.Object({ b: Type.Integer(), a: Type.String() })
 
@@ -104,6 +105,38 @@ t.test('415 for a body in a type the route does not consume, or with no Content-
   assertError(t, await post({}, '{"n":1}'), 415, 'missing')
   t.same(json(await post({ 'content-type': 'Application/JSON; charset=UTF-8' }, '{"n":1}')), { n: 1 }, 'type compared without case or parameters')
   assertError(t, await post({ 'content-type': 'application/json' }, ''), 400)
+})
+
+t.test('415 for a body in a content coding, gzip, br or one unknown: bodies are read as they are sent, never decoded', async (t) => {
+  const app = await buildPlugins(t, routes)
+  const post = (encoding: string, payload: string | Buffer = '{"n":1}', type = 'application/json') =>
+    app.inject({ method: 'POST', url: '/items', headers: { 'content-type': type, 'content-encoding': encoding }, payload })
+  for (const encoding of ['gzip', 'br', 'deflate', 'zstd', 'x-unknown', 'GZIP', 'identity, gzip', 'identity,,br']) {
+    const res = await post(encoding)
+    assertError(t, res, 415, /^Content-Encoding \S+ is not supported: send the body as it is, without a content coding \(identity\)$/)
+    t.equal(json(res).code, 'API_ERR_CONTENT_ENCODING', encoding)
+    t.equal(res.headers['accept-encoding'], 'identity', `${encoding}: the codings the endpoint reads (RFC 9110, section 15.5.16)`)
+  }
+  t.equal(json(await post('gzip', zlib.gzipSync('{"n":1}'))).message, 'Content-Encoding gzip is not supported: send the body as it is, without a content coding (identity)')
+  t.match(json(await post(`x-${'z'.repeat(300)}`)).message, /… \(302 characters\)/, 'the client\'s coding quoted short')
+  for (const encoding of ['identity', 'Identity', '', ' , identity']) t.same(json(await post(encoding)), { n: 1 }, `${JSON.stringify(encoding)}: no coding`)
+  assertError(t, await post('gzip', 'x', 'text/plain'), 415, 'Content-Type text/plain')
+  assertError(t, await app.inject({ method: 'DELETE', url: '/optional', headers: { 'content-encoding': 'br' } }), 415, 'Content-Encoding br')
+  t.equal((await app.inject({ url: '/json-only', headers: { 'content-encoding': 'gzip' } })).statusCode, 200, 'no body read, nothing to decode')
+  t.equal(unsupportedCoding(undefined), undefined)
+})
+
+t.test('a JSON body labelled with a coding is not stored', async (t) => {
+  const app = await build(t)
+  const count = async () => (await app.inject({ url: '/users' })).headers['user-count']
+  const before = await count()
+  const user = JSON.stringify({ name: 'Zip', age: 1, email: 'zip@example.com', registration_date: '2024-01-01' })
+  for (const [encoding, payload] of [['gzip', user], ['br', user], ['x-unknown', user], ['gzip', zlib.gzipSync(user)]] as const) {
+    const res = await app.inject({ method: 'POST', url: '/users', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, payload })
+    assertError(t, res, 415, `Content-Encoding ${encoding}`)
+  }
+  t.equal(await count(), before, 'nothing stored')
+  t.equal((await app.inject({ method: 'POST', url: '/users', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: user })).statusCode, 204, 'identity is no coding')
 })
 
 t.test('a route may consume several types', async (t) => {

@@ -127,6 +127,7 @@ t.test('bodies refused over a connection', { jobs: 3 }, async (t) => {
     const cases = [
       { label: 'a type the route does not take (415)', server: app, status: 415, head: `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/foo\r\n${big}` },
       { label: 'no Content-Type (415)', server: app, status: 415, head: `PUT /users/1 HTTP/1.1\r\nHost: localhost\r\n${big}` },
+      { label: 'a content coding (415)', server: app, status: 415, head: `POST /users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n${big}` },
       { label: 'no credentials (401)', server: app, status: 401, head: `GET /users/list-all HTTP/1.1\r\nHost: localhost\r\n${big}` },
       { label: 'an Accept the route cannot satisfy (406)', server: app, status: 406, head: `POST /marketing HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\nContent-Type: application/json\r\n${big}` },
       { label: 'the description page (200)', server: app, status: 200, head: `POST /nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n${big}` },

@@ -45,5 +45,5 @@ export const NotReady = createError('API_ERR_NOT_READY', 'Not ready: %s', 503)
 export const SchemaDoesNotCompile = createError('API_ERR_SCHEMA_COMPILE', 'The schema of %s does not compile: %s', 500)
 
 // Start-up and `server.js migrate`: these end the process, they answer no request.
-export const SchemaBehind = createError('API_ERR_SCHEMA_BEHIND', 'The database is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)', 500)
+export const SchemaBehind = createError<'API_ERR_SCHEMA_BEHIND', 500, [database: string, at: number, needs: number, hint: string]>('API_ERR_SCHEMA_BEHIND', 'The database %s is at migration %s; this version needs %s: apply the migrations first (`node dist/bundle/server.js migrate`, or MIGRATE_ON_START=true)%s', 500)
 export const NoDatabase = createError('API_ERR_NO_DATABASE', 'No database to migrate: set DATABASE_MIGRATION_URL or DATABASE_URL', 500)

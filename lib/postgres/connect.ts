@@ -40,9 +40,24 @@ export function isStartupParameterRefusal (err: unknown): boolean {
 }
 
 /**
+ * Connections PostgreSQL refuses for good, by SQLSTATE (PostgreSQL's errcodes.txt): no retry makes
+ * them pass, so the start stops at once with what to change in the setting that names the database.
+ */
+const REFUSED_FOR_GOOD: Readonly<Record<string, (setting: string) => string>> = {
+  // invalid_password: `password authentication failed for user "app"`, also for a role that does
+  // not exist (PostgreSQL does not tell which).
+  '28P01': (setting) => `refused the user and password of ${setting}: give ${setting} a role of the database and its password`,
+  // invalid_authorization_specification: `role "app" is not permitted to log in`, no pg_hba.conf entry.
+  28000: (setting) => `refused the role of ${setting}: let it log in (ALTER ROLE … LOGIN) from this host, or name in ${setting} one that may`,
+  // invalid_catalog_name: `database "app" does not exist`.
+  '3D000': (setting) => `has no such database: create it (CREATE DATABASE …), or name in ${setting} the database the service uses`
+}
+
+/**
  * A connection of its own for start-up, to `url` (DATABASE_URL by default) with `parameters`,
- * retried while `config.DATABASE_STARTUP_TIMEOUT` lasts. A pooler that refuses the parameters is
- * not retried: it is no passing outage, and the message names the setting that fixes it.
+ * retried while `config.DATABASE_STARTUP_TIMEOUT` lasts. A refusal no retry can pass (a pooler
+ * that refuses the parameters, a wrong password, a missing role or database) is not retried: the
+ * message names the setting and what to change.
  */
 export async function connectWithRetries (config: Config, log: Pick<FastifyBaseLogger, 'warn'>, url = config.DATABASE_URL!,
   parameters: Pick<pg.ClientConfig, 'statement_timeout'> = {}): Promise<pg.Client> {
@@ -58,6 +73,11 @@ export async function connectWithRetries (config: Config, log: Pick<FastifyBaseL
       // repeats its cause's message after its own (pino's serializer), which said it twice.
       if (isStartupParameterRefusal(err)) {
         throw new Error(`The database at ${redactedUrl(url)} is behind a pooler that refuses parameters set when connecting (${reason}): set DATABASE_POOLER=transaction`)
+      }
+      const refused = REFUSED_FOR_GOOD[String((err as { code?: unknown }).code)]
+      if (refused !== undefined) {
+        const setting = url === config.DATABASE_MIGRATION_URL ? 'DATABASE_MIGRATION_URL' : 'DATABASE_URL'
+        throw new Error(`The database at ${redactedUrl(url)} ${refused(setting)} (${reason})`)
       }
       if (Date.now() + delay > deadline) {
         throw new Error(`The database at ${redactedUrl(url)} is unreachable (attempts: ${attempt}): ${reason}`)

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type pg from 'pg'
 import type { Config } from '../config/schema.js'
 import { projectRoot } from '../project-root.js'
-import { connectWithRetries, connectionParameters } from './connect.js'
+import { connectWithRetries, connectionParameters, redactedUrl } from './connect.js'
 import { NoDatabase, SchemaBehind } from '../error-codes.js'
 
 // postgrator is an ES module only. It is require()d (Node loads an ES module that way) rather than
@@ -119,7 +119,9 @@ export async function prepareDatabase (config: Config, log: Pick<FastifyBaseLogg
     const client = await connectWithRetries(config, log, config.DATABASE_URL, parameters)
     try {
       const { database, latest } = await schemaVersions(client)
-      if (database < latest) throw new SchemaBehind(database, latest)
+      // None applied at all: more likely DATABASE_URL names another database than the service's.
+      const none = database === 0 ? ', or name in DATABASE_URL the database they were applied to' : ''
+      if (database < latest) throw new SchemaBehind(redactedUrl(config.DATABASE_URL!), database, latest, none)
     } finally {
       await client.end()
     }

@@ -1,7 +1,9 @@
 import net from 'node:net'
+import pg from 'pg'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../../lib/config/load.js'
 import { connectWithRetries, connectionParameters, isStartupParameterRefusal, redactedUrl } from '../../../lib/postgres/connect.js'
+import { testPostgres } from '../../helpers/postgres.js'
 
 t.test('redactedUrl', async (t) => {
   t.equal(redactedUrl('postgres://app:s3cret@db:5432/app'), 'postgres://app:***@db:5432/app', 'the password masked')
@@ -59,4 +61,34 @@ t.test('isStartupParameterRefusal: PgBouncer\'s refusal alone', async (t) => {
   t.notOk(isStartupParameterRefusal(Object.assign(new Error('invalid message length'), { code: '08P01' })), 'another protocol violation')
   t.notOk(isStartupParameterRefusal(Object.assign(new Error('unsupported startup parameter: statement_timeout'), { code: '57P01' })), 'another code')
   t.notOk(isStartupParameterRefusal(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })), 'no server')
+})
+
+t.test('a wrong password, a missing role, one that may not log in, a missing database: said at once with the fix, not retried as "unreachable"', async (t) => {
+  const database = new URL(await (await testPostgres()).createDatabase())
+  const admin = new pg.Client(database.href)
+  await admin.connect()
+  const role = `locked_${process.pid}`
+  await admin.query(`CREATE ROLE ${role} NOLOGIN PASSWORD 'locked-password'`)
+  t.teardown(async () => {
+    await admin.query(`DROP ROLE ${role}`)
+    await admin.end()
+  })
+  const password = 'refused the user and password of DATABASE_URL: give DATABASE_URL a role of the database and its password'
+  const cases = [
+    { what: 'a wrong password', url: Object.assign(new URL(database), { password: 'wrong' }), says: password, reason: /password authentication failed/ },
+    { what: 'a missing role', url: Object.assign(new URL(database), { username: 'nobody' }), says: password, reason: /"nobody"/ },
+    { what: 'a role that may not log in', url: Object.assign(new URL(database), { username: role, password: 'locked-password' }), says: 'refused the role of DATABASE_URL: let it log in (ALTER ROLE … LOGIN) from this host, or name in DATABASE_URL one that may', reason: /not permitted to log in/ },
+    { what: 'a missing database', url: Object.assign(new URL(database), { pathname: '/nowhere' }), says: 'has no such database: create it (CREATE DATABASE …), or name in DATABASE_URL the database the service uses', reason: /database "nowhere" does not exist/ }
+  ]
+  for (const { what, url, says, reason } of cases) {
+    const config = loadConfig({ DATABASE_URL: url.href, DATABASE_STARTUP_TIMEOUT: '60000' })
+    const retries: unknown[] = []
+    const failed = await connectWithRetries(config, { warn: (fields: unknown) => retries.push(fields) }, url.href).then(() => undefined, (err: Error) => err)
+    t.ok(failed?.message.startsWith(`The database at ${redactedUrl(url.href)} ${says} (`), `${what}: ${failed?.message}`)
+    t.match(failed?.message, reason, `${what}: PostgreSQL's reason`)
+    t.same(retries, [], `${what}: not retried for DATABASE_STARTUP_TIMEOUT`)
+  }
+  const migration = Object.assign(new URL(database), { password: 'wrong' }).href
+  const failed = await connectWithRetries(loadConfig({ DATABASE_URL: database.href, DATABASE_MIGRATION_URL: migration }), { warn () {} }, migration).then(() => undefined, (err: Error) => err)
+  t.match(failed?.message, 'refused the user and password of DATABASE_MIGRATION_URL', 'the setting of the URL that failed is named')
 })

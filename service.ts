@@ -5,10 +5,11 @@ import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
 import { loadEnvFile } from './lib/config/env-file.js'
 import { listenProblem, type Listener } from './lib/config/listen-problem.js'
-import { InvalidConfiguration, loadConfig } from './lib/config/load.js'
+import { InvalidConfiguration, loadConfig, storeChoice } from './lib/config/load.js'
 import type { Config } from './lib/config/schema.js'
 import { warnUnknownSettings } from './lib/config/unknown-settings.js'
 import { stdoutDestination } from './lib/log-destination.js'
+import { SUPPORTED_NODE, nodeWarning } from './lib/package-info.js'
 import { startTracing } from './lib/tracing.js'
 
 /**
@@ -23,8 +24,11 @@ function settings (): { config: Config, server: ReturnType<typeof Fastify> } {
     // With OTEL_EXPORTER_OTLP_ENDPOINT (here or in .env): before the app, which loads pg.
     startTracing()
     const server = Fastify(serverOptions(config))
-    // A typo in .env (DATABSE_URL) would quietly leave the setting it meant at its default.
-    warnUnknownSettings(server.log, fromFile)
+    // A typo (DATABSE_URL) would quietly leave the setting it meant at its default.
+    warnUnknownSettings(server.log, fromFile, Object.keys(process.env))
+    const node = nodeWarning()
+    if (node !== undefined) server.log.warn({ node: process.versions.node, supported: SUPPORTED_NODE }, node)
+    server.log.info({ store: config.STORE }, `store: ${storeChoice(config)}`)
     return { config, server }
   } catch (err) {
     refuse(err instanceof InvalidConfiguration ? err.problems : [String((err as Error).message ?? err).split('\n')[0]!])

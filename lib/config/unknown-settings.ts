@@ -25,25 +25,55 @@ function distance (a: string, b: string): number {
   return rows[a.length]![b.length]!
 }
 
+/** The setting `name` is closest to, when at most `within` edits apart. */
+function closestSetting (name: string, within: number): string | undefined {
+  return Object.keys(EnvSchema.properties)
+    .map((setting) => ({ setting, apart: distance(name.toUpperCase(), setting) }))
+    .filter(({ apart }) => apart <= within)
+    .sort((a, b) => a.apart - b.apart)[0]?.setting
+}
+
 /**
  * The names among `names` (a .env file's) that no setting of the service has, each with the
  * setting it most likely meant (a typo: at most a third of the name's letters apart), else none.
  * Such a variable is silently ignored otherwise, and the setting it meant keeps its default.
  */
 export function unknownSettings (names: readonly string[]): Array<{ name: string, closest?: string }> {
-  const settings = Object.keys(EnvSchema.properties)
   return names.filter((name) => !(name in EnvSchema.properties) && !OTHERS_VARIABLES.test(name)).map((name) => {
-    const [closest] = settings
-      .map((setting) => ({ setting, apart: distance(name.toUpperCase(), setting) }))
-      .filter(({ apart }) => apart <= Math.max(1, Math.floor(name.length / 3)))
-      .sort((a, b) => a.apart - b.apart)
-    return closest === undefined ? { name } : { name, closest: closest.setting }
+    const closest = closestSetting(name, Math.max(1, Math.floor(name.length / 3)))
+    return closest === undefined ? { name } : { name, closest }
   })
 }
 
-/** Warns, a line each, of the variables of .env (`names`) that the service does not read. */
-export function warnUnknownSettings (log: { warn: (fields: object, msg: string) => void }, names: readonly string[]): void {
-  for (const { name, closest } of unknownSettings(names)) {
+/**
+ * What the environment of every process holds (the shell's, the system's, npm's, Docker's) and
+ * Kubernetes injects for each Service (`<NAME>_SERVICE_HOST`, `<NAME>_PORT_3000_TCP_ADDR`…):
+ * names that only look like a setting (HOME is two edits from HOST).
+ */
+const EVERY_PROCESS = /^(HOME|PATH|PWD|OLDPWD|USER|LOGNAME|SHELL|HOSTNAME|TERM|LANG|LANGUAGE|TMPDIR|SHLVL|MAIL|EDITOR|PAGER|DISPLAY|INIT_CWD|COLORTERM|(LC|XDG|SSH|npm|KUBERNETES)_\w+|\w+_SERVICE_(HOST|PORT)\w*|\w+_PORT(_\d+_(TCP|UDP|SCTP)\w*)?)$/
+
+/**
+ * The names of the process's environment (`names`) that are no setting but one or two edits from
+ * one (two only for names of six letters or more: a short name two edits away is another word),
+ * each with that setting: DATABSE_URL is a DATABASE_URL the service would never read.
+ */
+export function mistypedSettings (names: readonly string[]): Array<{ name: string, closest: string }> {
+  return names.filter((name) => !(name in EnvSchema.properties) && !OTHERS_VARIABLES.test(name) && !EVERY_PROCESS.test(name))
+    .flatMap((name) => {
+      const closest = closestSetting(name, name.length >= 6 ? 2 : 1)
+      return closest === undefined ? [] : [{ name, closest }]
+    })
+}
+
+/**
+ * Warns, a line each, of the variables of .env (`fromFile`) that the service does not read, and of
+ * the environment's others (`environment`) that look like a setting mistyped.
+ */
+export function warnUnknownSettings (log: { warn: (fields: object, msg: string) => void }, fromFile: readonly string[], environment: readonly string[] = []): void {
+  for (const { name, closest } of unknownSettings(fromFile)) {
     log.warn({ variable: name, closest }, `.env sets ${name}, which is no setting of the service: ignored${closest === undefined ? '' : ` (did you mean ${closest}?)`}`)
+  }
+  for (const { name, closest } of mistypedSettings(environment.filter((name) => !fromFile.includes(name)))) {
+    log.warn({ variable: name, closest }, `the environment sets ${name}, which is no setting of the service: ignored (did you mean ${closest}?)`)
   }
 }

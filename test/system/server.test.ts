@@ -5,6 +5,7 @@ import net from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
 import t from 'tap'
+import { SUPPORTED_NODE } from '../../lib/package-info.js'
 import { projectRoot } from '../../lib/project-root.js'
 import { serverEntry, startServer, testDatabase, until, type RunningServer } from '../helpers/index.js'
 import { unprivilegedUrl } from '../helpers/postgres.js'
@@ -149,6 +150,17 @@ t.test('a .env file of the working directory is read; the environment wins over 
   })
   t.equal((await post('shell-token')).status, 204, 'a variable set in the environment keeps its value')
   t.equal((await post('dotenv-token')).status, 401, 'and the file does not override it')
+})
+
+t.test('what an operator may not have meant is said at start: a setting mistyped in the environment, the store chosen and why, a Node other than the supported one', async (t) => {
+  const server = await startServer(t, { DATABSE_URL: 'postgres://app:secret@db/app', NODE_OPTIONS: `--import=data:text/javascript,Object.defineProperty(process.versions,'node',{value:'${SUPPORTED_NODE + 2}.0.0'})` })
+  t.match(server.logs.find((entry) => entry.variable === 'DATABSE_URL'),
+    { level: 40, closest: 'DATABASE_URL', msg: 'the environment sets DATABSE_URL, which is no setting of the service: ignored (did you mean DATABASE_URL?)' }, 'the mistyped name, and the setting it meant')
+  t.match(server.logs.find((entry) => entry.store !== undefined),
+    { level: 30, store: 'memory', msg: 'store: memory, as no DATABASE_URL is set: the data lives in this process, and is lost when it stops' }, 'the store, and why')
+  t.match(server.logs.find((entry) => entry.supported !== undefined),
+    { level: 40, node: `${SUPPORTED_NODE + 2}.0.0`, supported: SUPPORTED_NODE, msg: `Node ${SUPPORTED_NODE + 2}.0.0 runs the service, which supports Node ${SUPPORTED_NODE} (the image's): run it on Node ${SUPPORTED_NODE}` }, 'the Node it supports')
+  t.notOk(server.logs.some((entry) => entry.variable === 'NODE_OPTIONS' || entry.variable === 'PATH'), 'nothing said of what is no typo')
 })
 
 t.test('DATABASE_URL: two processes share one database, and a restart of both keeps the data', async (t) => {

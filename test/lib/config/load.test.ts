@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { InvalidConfiguration, loadConfig } from '../../../lib/config/load.js'
+import { InvalidConfiguration, loadConfig, storeChoice } from '../../../lib/config/load.js'
 import { projectRoot } from '../../../lib/project-root.js'
 
 /** The lines loadConfig refuses `env` with; none when it accepts it. */
@@ -243,4 +243,12 @@ t.test('every invalid variable is refused at once, a line each', async (t) => {
   t.same(err.problems.map((line) => line.split(':')[0]), ['env/PORT', 'env/LOG_LEVEL', 'env/METRICS', 'env/TRUST_PROXY'])
   t.equal(err.message.split('\n').length, 4)
   t.ok(err.problems.every((line) => !line.includes('\n')), 'one line each')
+})
+
+t.test('storeChoice: the store in use, and which setting chose it', async (t) => {
+  t.equal(storeChoice(loadConfig({}), {}), 'memory, as no DATABASE_URL is set: the data lives in this process, and is lost when it stops')
+  t.equal(storeChoice(loadConfig({ DATABASE_URL: 'postgres://db/app' }), { DATABASE_URL: 'postgres://db/app' }), 'postgres, as DATABASE_URL is set')
+  t.equal(storeChoice(loadConfig({ STORE: 'memory' }), { STORE: 'memory' }), 'memory, as STORE says')
+  t.equal(storeChoice(loadConfig({ STORE: 'postgres', DATABASE_URL: 'postgres://db/app' }), { STORE: 'postgres' }), 'postgres, as STORE says')
+  t.equal(storeChoice(loadConfig({ DATABASE_URL: '' }), { STORE: '', DATABASE_URL: '' }), 'memory, as no DATABASE_URL is set: the data lives in this process, and is lost when it stops', 'empty is unset')
 })

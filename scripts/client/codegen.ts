@@ -87,8 +87,10 @@ export async function generatedFiles (documentText: string): Promise<Record<stri
       '  /** The statuses it documents that are not a success (those of its HTTP ApiErrors). */\n' +
       '  readonly errors: readonly number[]\n' +
       '  /** The headers each status declares, and the type of their values (`?`: the header is optional). */\n' +
-      '  readonly headers?: { readonly [status: number]: { readonly [name: string]: `${\'string\' | \'integer\' | \'number\' | \'boolean\'}${\'\' | \'?\'}` } }\n' +
+      '  readonly headers?: { readonly [status: number]: { readonly [name: string]: HeaderType } }\n' +
       '}\n\n' +
+      '/** The type of a header\'s value; `?` after it: the header is optional. */\n' +
+      'export type HeaderType = \'string\' | \'integer\' | \'number\' | \'boolean\' | \'string?\' | \'integer?\' | \'number?\' | \'boolean?\'\n\n' +
       '// The sets of headers that several responses declare.\n' +
       [...shared].map(([set, name]) => `const ${name} = ${set} as const\n`).join('') + '\n' +
       '/** Each operation of the API, by `METHOD /path`. */\n' +

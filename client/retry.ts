@@ -47,7 +47,8 @@ export function retryPolicy (client: Retry | undefined, call: Retry | undefined,
  * from `now`; undefined when it has none, or none that reads.
  */
 export function retryAfter (response: Response, now = Date.now()): number | undefined {
-  const text = response.headers.get('retry-after')?.trim() ?? ''
+  // Headers already strip the spaces around a value.
+  const text = response.headers.get('retry-after') ?? ''
   if (/^\d+$/.test(text)) return Number(text)
   const date = / GMT$/.test(text) ? Date.parse(text) : Number.NaN
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000))

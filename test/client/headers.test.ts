@@ -33,7 +33,8 @@ t.test('decodeHeaders(): each declared header to its type, by the answer\'s stat
   t.same(decodeHeaders('GET /users', new Response('{}', { status: 503, headers: { 'retry-after': '7' } })), { status: 503, 'Retry-After': 7 }, 'an error\'s headers too: Retry-After')
   t.same(decodeHeaders('POST /products', new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer' } })), { status: 401, 'WWW-Authenticate': 'Bearer' }, 'WWW-Authenticate')
   t.same(decodeHeaders('GET /users/{userid}', new Response('{}', { status: 404, headers: { 'retry-after': '7' } })), { status: 404 }, 'an error status that declares none: none')
-  t.same(decodeHeaders('GET /isaac', new Response('{}', { headers: { 'x-an-int': '0' } })), { status: 200, 'X-An-Int': 0 }, 'an optional header absent: absent')
+  t.strictSame(decodeHeaders('GET /isaac', new Response('{}', { headers: { 'x-an-int': '0' } })), { status: 200, 'X-An-Int': 0 }, 'an optional header absent: absent; one there: of its type')
+  t.strictSame(decodeHeaders('GET /failing', new Response('Sorry dear user.', { status: 503 })), { status: 503 }, 'an operation that declares no header at all')
   t.same(decodeHeaders('GET /colors', new Response('[]', { status: 206, headers: { 'content-range': 'rgb 10..-3', 'next-range': 'hex %23ffffff;limit 2;offset 1;order asc', 'accept-ranges': 'name, hex, rgb', 'total-count': '59' } })), {
     status: 206,
     'Accept-Ranges': 'name, hex, rgb',

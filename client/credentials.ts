@@ -16,6 +16,17 @@ export type Unavailable<C> =
   | (C extends { basic: object } ? never : NeedingCredentials<'basic'>)
   | (C extends { bearer: string } ? never : NeedingCredentials<'bearer'>)
 
+/**
+ * What the compiler says of a call of `O` by a client without the credentials it needs: the type
+ * its path (or operation) then has, which no argument is.
+ */
+export type MissingCredentials<O extends Operation> = Operations[O] extends { security: 'bearer' }
+  ? `${O} needs a Bearer token: createApiClient({ credentials: { bearer } })`
+  : `${O} needs Basic credentials: createApiClient({ credentials: { basic } })`
+
+/** `P`, the path (or the operation) of `O`, if a client given credentials `C` can call `O`; else the message of the credentials it lacks. */
+export type Callable<O, P, C> = O extends Unavailable<C> ? MissingCredentials<O & Operation> : P
+
 /** The methods of a path that a client given credentials `C` cannot call, in lower case. */
 type UnavailableMethods<P extends keyof paths, C> = Unavailable<C> extends infer O
   ? O extends `${infer M extends Uppercase<Method>} ${P}` ? Lowercase<M> : never

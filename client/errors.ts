@@ -1,5 +1,6 @@
 import { operations } from './operations.js'
 import type { BodyOf, ErrorStatus, Operation, Responses } from './operation.js'
+import { retryAfter } from './retry.js'
 
 /** What went wrong with a call; a `switch (err.kind)` narrows an ApiError to the fields of its kind. */
 export type FailureKind = 'http' | 'network' | 'aborted' | 'timeout' | 'decode'
@@ -16,6 +17,8 @@ export interface HttpError extends Failure<'http'> {
   readonly status: number
   readonly body: unknown
   readonly response: Response
+  /** The seconds the answer's Retry-After asked to wait (an HTTP-date too, counted from now); undefined when it had none. */
+  readonly retryAfter: number | undefined
 }
 
 /**
@@ -37,9 +40,13 @@ export interface TimeoutError extends Failure<'timeout'> {
   readonly timeout: number | undefined
 }
 
-/** An answer came, but its body or a header could not be read as the document says (`cause`: why). */
+/**
+ * An answer came, but its body or a header could not be read as the document says: `header`
+ * names the header (missing though required, or not of its type), `cause` says why.
+ */
 export interface DecodeError extends Failure<'decode'> {
   readonly response: Response | undefined
+  readonly header: string | undefined
   readonly cause: unknown
 }
 
@@ -73,15 +80,19 @@ export type TypedApiError<Status extends number, Body> = HttpError & { readonly 
  * `status` tells the type of its `body`.
  */
 export type OperationError<O extends Operation> = {
-  [S in ErrorStatus<Responses<O>>]: TypedApiError<S, BodyOf<Responses<O>[S]>>
+  [S in ErrorStatus<Responses<O>>]: TypedApiError<S, BodyOf<Responses<O>[S]>> & { readonly operation: O }
 }[ErrorStatus<Responses<O>>]
+
+/** The operations an error may be of: the one its type knows (an OperationError's), else any. */
+type OperationsOf<E> = E extends { readonly operation: infer O extends Operation } ? O : Operation
 
 /**
  * Whether `err` is the HttpError of one of `operation`'s documented error statuses; then its
  * `status` tells the type of its `body`:
  * `if (isApiError(err, 'GET /users/{userid}') && err.status === 404) console.log(err.body.message)`.
+ * An error whose type knows its operation (an `OperationError<'GET /users'>`) takes that operation only.
  */
-export function isApiError<O extends Operation> (err: unknown, operation: O): err is OperationError<O> {
+export function isApiError<O extends OperationsOf<E>, E = unknown> (err: E | OperationError<NoInfer<O>>, operation: O): err is OperationError<O> {
   if (!(err instanceof ApiError) || err.kind !== 'http' || err.operation !== operation) return false
   const errors: readonly number[] = operations[operation].errors
   return errors.includes(err.status)
@@ -106,7 +117,9 @@ function errorBody (response: Response, text: string): unknown {
 /** The HttpError of an answer that is not a success, from its body as read. */
 export function httpError (response: Response, body: unknown, operation?: Operation): HttpError {
   const message = typeof body === 'object' && body !== null && 'message' in body ? String(body.message) : String(body)
-  return new ApiFailure('http', `${response.status} ${response.statusText}: ${message}`, { status: response.status, body, response, operation }) as HttpError
+  return new ApiFailure('http', `${response.status} ${response.statusText}: ${message}`, {
+    status: response.status, body, response, operation, retryAfter: retryAfter(response)
+  }) as HttpError
 }
 
 /** The HttpError of an answer that is not a success, from the text of its body (read as its media type says). */
@@ -114,10 +127,10 @@ export function httpErrorOfText (response: Response, text: string, operation?: O
   return httpError(response, errorBody(response, text), operation)
 }
 
-/** The DecodeError of an answer whose body or header is not what the document says. */
-export function decodeError (response: Response | undefined, cause: unknown, operation?: Operation): DecodeError {
+/** The DecodeError of an answer whose body or header (`header`, named) is not what the document says. */
+export function decodeError (response: Response | undefined, cause: unknown, operation?: Operation, header?: string): DecodeError {
   const reason = cause instanceof Error ? cause.message : String(cause)
-  return new ApiFailure('decode', `the answer could not be read: ${reason}`, { response, cause, operation }) as DecodeError
+  return new ApiFailure('decode', `the answer could not be read: ${reason}`, { response, header, cause, operation }) as DecodeError
 }
 
 /** What a call's signals were: the caller's, and the timeout the client added (with its milliseconds). */

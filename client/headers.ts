@@ -1,5 +1,6 @@
+import { decodeError } from './errors.js'
 import { operations, type OperationInfo } from './operations.js'
-import type { HeadersOf, Operation, Responses, SuccessStatus } from './operation.js'
+import type { HeadersOf, Operation, OperationResponse, Responses, Status } from './operation.js'
 import { parseContentRange, parseRangeHeader, rangeFields, type ContentRange, type Pageable, type RangeOf } from './range.js'
 
 /** A Location header read: the URL as sent, and the id that ends it (`/users/3` → 3). */
@@ -16,12 +17,12 @@ type Decoded<O extends Operation, K, V> =
         : V
 
 /**
- * The headers a success of `operation` declares, decoded, with the status that tells which:
- * `{ status: 200, 'User-Count': number } | { status: 206, 'Total-Count': number, 'Next-Range'?: RangeOf<'GET /users'>, … }`.
+ * The headers each documented status of `operation` declares, decoded, with the status that tells which:
+ * `{ status: 200, 'User-Count': number } | { status: 206, 'Total-Count': number, 'Next-Range'?: RangeOf<'GET /users'>, … } | { status: 503, 'Retry-After': number } | …`.
  */
-export type ResponseHeaders<O extends Operation> = {
-  [S in SuccessStatus<Responses<O>>]: { status: S } & { [K in keyof HeadersOf<Responses<O>[S]>]: Decoded<O, K, HeadersOf<Responses<O>[S]>[K]> }
-}[SuccessStatus<Responses<O>>]
+export type ResponseHeaders<O extends Operation, Of = Status<Responses<O>>> = {
+  [S in Status<Responses<O>> & Of]: { status: S } & { [K in keyof HeadersOf<Responses<O>[S]>]: Decoded<O, K, HeadersOf<Responses<O>[S]>[K]> }
+}[Status<Responses<O>> & Of]
 
 /** The id that ends a Location: its last path segment, a positive integer. */
 function createdLocation (url: string): CreatedLocation {
@@ -49,17 +50,26 @@ function decodeHeader (operation: Operation, name: string, type: string, text: s
 }
 
 /**
- * The headers `operation` declares for the status of `response`, decoded to their types (those
- * absent from the response absent from the result); throws a SyntaxError when one does not decode.
- * A status the operation declares no header for gives `{ status }` alone.
+ * The headers `operation` declares for the status of `response`, decoded to their types (optional
+ * ones absent from the response absent from the result). A header the document requires and the
+ * response lacks, or one that does not decode, is an ApiError of kind `decode` naming it. A status
+ * the operation declares no header for gives `{ status }` alone. The response of a call of another
+ * operation does not compile, and that of a call's answer narrowed to a success (`if (answer.error
+ * === undefined)`) has the headers of its success statuses only.
  */
-export function decodeHeaders<O extends Operation> (operation: O, response: Response): ResponseHeaders<O> {
+export function decodeHeaders<O extends Operation, S = Status<Responses<O>>> (operation: O, response: OperationResponse<NoInfer<O>, S>): ResponseHeaders<O, S> {
   const info: OperationInfo = operations[operation]
   const declared = info.headers?.[response.status] ?? {}
   const headers: Record<string, unknown> = { status: response.status }
-  for (const [name, type] of Object.entries(declared)) {
+  for (const [name, declaration] of Object.entries(declared)) {
     const text = response.headers.get(name)
-    if (text !== null) headers[name] = decodeHeader(operation, name, type, text)
+    const type = declaration.replace('?', '')
+    try {
+      if (text !== null) headers[name] = decodeHeader(operation, name, type, text)
+      else if (type === declaration) throw new SyntaxError(`${name}: required, and missing`)
+    } catch (err) {
+      throw decodeError(response, err, operation, name)
+    }
   }
-  return headers as ResponseHeaders<O>
+  return headers as ResponseHeaders<O, S>
 }

@@ -1,13 +1,14 @@
-import createClient, { type Client, type ClientOptions } from 'openapi-fetch'
+import createClient, { type Client, type ClientOptions, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch'
 import type { components, paths } from './schema.js'
-import { basicAuthorization, type AvailablePaths, type Credentials, type Unavailable } from './credentials.js'
-import { decodeError, httpError, httpErrorOfText, isJson, toApiError, type CallSignals, type OperationError } from './errors.js'
+import { basicAuthorization, type AvailablePaths, type Callable, type Credentials } from './credentials.js'
+import { decodeError, httpError, httpErrorOfText, isJson, toApiError, type ApiError, type CallSignals, type OperationError } from './errors.js'
 import { decodeHeaders } from './headers.js'
 import { ndjsonItems } from './ndjson.js'
 import { marketingForm, formFields } from './forms.js'
 import { operations } from './operations.js'
-import type { Operation } from './operation.js'
+import type { Answered, Method, Operation, OperationResponse, Responses, SuccessStatus } from './operation.js'
 import { rangeFields, rangeHeader, type ContentRange, type Pageable, type PageItem, type RangeOf } from './range.js'
+import { nextWait, retryPolicy, sleep, type Retry } from './retry.js'
 
 // The client of the service: openapi-fetch's calls, typed by the OpenAPI document (schema.ts,
 // generated), and what a generator cannot write: credentials by operation, one error type,
@@ -15,14 +16,15 @@ import { rangeFields, rangeHeader, type ContentRange, type Pageable, type PageIt
 // browsers too.
 
 export type { components, paths } from './schema.js'
-export type { Operation } from './operation.js'
+export type { Answered, Operation, OperationResponse } from './operation.js'
 export { operations } from './operations.js'
 export { ApiError, isApiError } from './errors.js'
 export type {
   AbortedError, ApiErrorConstructor, DecodeError, FailureKind, HttpError, NetworkError, OperationError, TimeoutError, TypedApiError
 } from './errors.js'
 export { basicAuthorization } from './credentials.js'
-export type { AvailablePaths, Credentials, NeedingCredentials, Unavailable } from './credentials.js'
+export type { AvailablePaths, Callable, Credentials, MissingCredentials, NeedingCredentials, Unavailable } from './credentials.js'
+export type { Retry, RetryOptions } from './retry.js'
 export { decodeHeaders } from './headers.js'
 export type { CreatedLocation, ResponseHeaders } from './headers.js'
 export { parseContentRange, parseRangeHeader, rangeFields, rangeHeader } from './range.js'
@@ -47,8 +49,13 @@ export type ErrorBody = Schemas['Error']
 export interface CallOptions {
   /** Aborts the call (the answer's body included): it rejects with an ApiError of kind `aborted`. */
   signal?: AbortSignal | undefined
-  /** Milliseconds the whole call may take, its body or stream included; then an ApiError of kind `timeout`. */
+  /** Milliseconds the whole call may take, its body or stream included, and its retries and their waits; then an ApiError of kind `timeout`. */
   timeout?: number | undefined
+  /**
+   * This call's retries: `false` none, `true` the client's (or the defaults), options over the
+   * client's. Only this way is a POST or a PATCH retried.
+   */
+  retry?: Retry | undefined
 }
 
 export interface ApiClientOptions<C extends Credentials> extends Pick<ClientOptions, 'fetch' | 'headers'> {
@@ -58,10 +65,39 @@ export interface ApiClientOptions<C extends Credentials> extends Pick<ClientOpti
   credentials?: C
   /** The timeout of every call that gives none (milliseconds); none by default. */
   timeout?: number
+  /**
+   * Retries of the idempotent calls (GET, HEAD, PUT, DELETE…) that got 429, 503 or no answer,
+   * after what Retry-After says or a jittered backoff: `true` with the defaults (3 attempts), or
+   * options. None by default.
+   */
+  retry?: Retry
 }
 
 /** What openapi-fetch answers: the data of a success, or the error body and the response. */
 type Answer<Data, Failure> = { data: Data, error?: never, response: Response } | { data?: never, error: Failure, response: Response }
+
+/** The answer of a helper's call of `O`: its data, or its error body; its response typed by its operation. */
+type AnswerOf<Data, O extends Operation> = Answered<Answer<Data, OperationError<O>['body']>, O>
+
+/** The paths that have an operation of method `M`. */
+type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never }[keyof paths]
+
+/** A raw call's options, optional when none is required (openapi-fetch's rule), with whatever else fetch takes. */
+type InitArgs<Init> = object extends Init ? [init?: Init & Record<string, unknown>] : [init: Init & Record<string, unknown>]
+
+/**
+ * A raw call of the client, openapi-fetch's (`api.GET('/users/{userid}', { params: { path: { userid: 7 } } })`)
+ * with `timeout` and `retry` besides its options. Its response knows its operation (for
+ * decodeHeaders()); the path of an operation that needs credentials the client was not given has
+ * for type the message that says which: `"GET /users/list-all needs Basic credentials: createApiClient({ credentials: { basic } })"`.
+ */
+export type RawCall<M extends Method, C> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M> & Pick<CallOptions, 'timeout' | 'retry'>>(
+  url: Callable<`${Uppercase<M>} ${P}`, P, C>,
+  ...init: InitArgs<Init>
+) => Promise<Answered<FetchResponse<Extract<paths[P][M], object>, Init, 'application/json'>, Extract<`${Uppercase<M>} ${P}`, Operation>>>
+
+/** The raw calls of a client given credentials `C`, by method. */
+export type RawCalls<C> = { [M in Method as Uppercase<M>]: RawCall<M, C> }
 
 /** The data of an answer's success (openapi-fetch's answers make it optional in their failure). */
 type SuccessData<A> = A extends { data: infer Data, error?: never } ? Data : never
@@ -93,7 +129,7 @@ export interface Page<O extends Pageable> {
   contentRange: ContentRange<O> | undefined
   /** The next page's range (Next-Range); undefined on the last page. */
   nextRange: RangeOf<O> | undefined
-  response: Response
+  response: OperationResponse<O, SuccessStatus<Responses<O>>>
 }
 
 /** The media types of GET /users, and the data of each as users() reads it. */
@@ -132,7 +168,7 @@ type UntypedCall = (path: string, init?: Record<string, unknown>) => Promise<{ d
  * media type asked, POST /marketing as JSON or as a form. Every call takes `signal` and `timeout`.
  */
 export function createApiClient<C extends Credentials = Record<never, never>> (
-  { baseUrl, credentials, timeout: defaultTimeout, ...options }: ApiClientOptions<C>
+  { baseUrl, credentials, timeout: defaultTimeout, retry: defaultRetry, ...options }: ApiClientOptions<C>
 ) {
   const client = createClient<AvailablePaths<C>, 'application/json'>({ baseUrl: baseUrl.replace(/\/$/, ''), ...options })
   const { basic, bearer }: Credentials = credentials ?? {}
@@ -158,29 +194,50 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
     }
   })
 
-  /** The signals of a call: the caller's, and its timeout's (the call's own, else the client's). */
-  function signalsOf ({ signal, timeout = defaultTimeout }: CallOptions): CallSignals & { combined: AbortSignal | undefined } {
+  /** The signals of a call: the caller's, and its timeout's (the call's own, else the client's), with the time it ends at by the clock of the waits. */
+  function signalsOf ({ signal, timeout = defaultTimeout }: CallOptions): CallSignals & { combined: AbortSignal | undefined, deadline: number } {
     const limit = timeout === undefined ? undefined : { signal: AbortSignal.timeout(timeout), ms: timeout }
     const combined = signal === undefined ? limit?.signal : limit === undefined ? signal : AbortSignal.any([signal, limit.signal])
-    return { signal, timeout: limit, combined }
+    return { signal, timeout: limit, combined, deadline: performance.now() + (timeout ?? Infinity) }
   }
 
-  /** Runs a call with its signals; whatever it throws becomes an ApiError. */
-  async function guarded<T> (operation: Operation, options: CallOptions, run: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-    const signals = signalsOf(options)
-    try {
-      return await run(signals.combined)
-    } catch (err) {
-      throw toApiError(err, signals, operation)
+  /**
+   * Runs a call with its signals, and again while its retry policy says so: an answer of 429 or
+   * 503, or none at all, after the wait nextWait() gives, if that wait ends before the call's
+   * timeout (else the answer, or the failure, is the call's). Whatever it throws becomes an ApiError.
+   */
+  async function guarded<T extends { response: Response }> (
+    operation: Operation, options: CallOptions, run: (signal: AbortSignal | undefined) => Promise<T>, signals = signalsOf(options)
+  ): Promise<T> {
+    const policy = retryPolicy(defaultRetry, options.retry, operation.split(' ')[0] as string)
+    for (let tries = 1; ; tries++) {
+      let answer: T | undefined
+      let failure: ApiError | undefined
+      try {
+        answer = await run(signals.combined)
+      } catch (err) {
+        failure = toApiError(err, signals, operation)
+      }
+      const response = answer?.response ?? (failure?.kind === 'http' ? failure.response : undefined)
+      const retried = policy !== undefined && (response === undefined ? failure?.kind === 'network' : !response.ok)
+      const wait = retried ? nextWait(policy, tries, response) : undefined
+      if (wait === undefined || performance.now() + wait > signals.deadline) {
+        if (failure !== undefined) throw failure
+        return answer as T
+      }
+      await sleep(wait, signals.combined).catch((err: unknown) => { throw toApiError(err, signals, operation) })
     }
   }
 
   const untyped = client as unknown as Record<typeof METHODS[number], UntypedCall>
   const call = Object.fromEntries(METHODS.map((method) => [method, untyped[method].bind(client)])) as Record<typeof METHODS[number], UntypedCall>
-  // Each method of the client takes `timeout` beside openapi-fetch's options, and rejects only with an ApiError.
+  // Each method of the client takes `timeout` and `retry` beside openapi-fetch's options, and rejects only with an ApiError.
   for (const method of METHODS) {
-    untyped[method] = (path, { signal, timeout, ...init } = {}) =>
-      guarded(`${method} ${path}` as Operation, { signal: (signal ?? undefined) as AbortSignal | undefined, timeout: timeout as number | undefined }, (combined) => call[method](path, { ...init, signal: combined }))
+    untyped[method] = (path, { signal, timeout, retry, ...init } = {}) => guarded(
+      `${method} ${path}` as Operation,
+      { signal: (signal ?? undefined) as AbortSignal | undefined, timeout: timeout as number | undefined, retry: retry as Retry | undefined },
+      (combined) => call[method](path, { ...init, signal: combined })
+    )
   }
 
   /** Calls an operation; answers its success, or throws its HttpError. */
@@ -191,8 +248,6 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
     return { data, response }
   }
 
-  type Callable = Exclude<Pageable, Unavailable<C>>
-
   /** The first page of a range: the range's field alone, when none is given. */
   function defaultRange (operation: Pageable): string {
     return Object.keys(rangeFields[operation])[0] as string
@@ -202,18 +257,14 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
    * One page of an operation that pages by Range, its headers decoded:
    * `const { items, totalCount, nextRange } = await api.page('GET /users', { field: 'id', limit: 10 })`.
    */
-  function page<O extends Callable> (operation: O, range?: RangeOf<O>, options: CallOptions = {}): Promise<Page<O>> {
+  function page<O extends Pageable> (pageable: Callable<O, O, C>, range?: RangeOf<O>, options: CallOptions = {}): Promise<Page<O>> {
+    const operation = pageable as O
     // Made before the call: a value that cannot be encoded (a lone surrogate) is the caller's URIError, not a failed call.
     const header = range === undefined ? defaultRange(operation) : rangeHeader(range)
     return guarded(operation, options, async (signal) => {
       const { data, response } = await send(operation, { params: { header: { Range: header } } }, signal)
       const items = data as Array<PageItem<O>>
-      let headers: Record<string, unknown>
-      try {
-        headers = decodeHeaders(operation, response)
-      } catch (err) {
-        throw decodeError(response, err, operation)
-      }
+      const headers: Record<string, unknown> = decodeHeaders(operation as Pageable, response)
       return {
         items,
         totalCount: (headers['Total-Count'] as number | undefined) ?? items.length,
@@ -225,18 +276,18 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
   }
 
   /** Every page of a range, following Next-Range to the last: `for await (const { items } of api.pages('GET /colors', { field: 'name', limit: 10 })) …`. */
-  async function * pages<O extends Callable> (operation: O, range?: RangeOf<O>, options: CallOptions = {}): AsyncGenerator<Page<O>, void, undefined> {
+  async function * pages<O extends Pageable> (operation: Callable<O, O, C>, range?: RangeOf<O>, options: CallOptions = {}): AsyncGenerator<Page<O>, void, undefined> {
     let next: RangeOf<O> | undefined = range
     do {
-      const current: Page<O> = await page(operation, next, options)
+      const current: Page<O> = await page<O>(operation, next, options)
       yield current
       next = current.nextRange
     } while (next !== undefined)
   }
 
   /** Every item of a range, page after page: `for await (const color of api.items('GET /colors')) …`. */
-  async function * items<O extends Callable> (operation: O, range?: RangeOf<O>, options: CallOptions = {}): AsyncGenerator<PageItem<O>, void, undefined> {
-    for await (const { items } of pages(operation, range, options)) yield * items
+  async function * items<O extends Pageable> (operation: Callable<O, O, C>, range?: RangeOf<O>, options: CallOptions = {}): AsyncGenerator<PageItem<O>, void, undefined> {
+    for await (const { items } of pages<O>(operation, range, options)) yield * items
   }
 
   /**
@@ -246,11 +297,11 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
   async function * userStream (count?: number, options: CallOptions = {}): AsyncGenerator<User, void, undefined> {
     const signals = signalsOf(options)
     try {
-      const { data } = await send('GET /userStream', {
+      const { data } = await guarded('GET /userStream', options, (signal) => send('GET /userStream', {
         params: { query: count === undefined ? {} : { count } },
         headers: { accept: 'application/x-ndjson' },
         parseAs: 'stream'
-      }, signals.combined)
+      }, signal), signals)
       for await (const user of ndjsonItems<User>(data as ReadableStream<Uint8Array>)) {
         // Lines already read are not handed out once the call is aborted.
         signals.combined?.throwIfAborted()
@@ -267,7 +318,7 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
    */
   function users<M extends keyof UsersAs = 'application/json'> (
     { accept, sortby, ...options }: UsersOptions<M> = {}
-  ): Promise<Answer<UsersAs[M], OperationError<'GET /users'>['body']>> {
+  ): Promise<AnswerOf<UsersAs[M], 'GET /users'>> {
     const media = accept ?? 'application/json'
     return guarded('GET /users', options, async (signal) => {
       const { error, response } = await call.GET('/users', {
@@ -276,8 +327,8 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
         parseAs: 'stream',
         signal
       })
-      if (!response.ok) return { error: error as OperationError<'GET /users'>['body'], response }
-      return { data: await readUsers[media](response) as UsersAs[M], response }
+      if (!response.ok) return { error: error as OperationError<'GET /users'>['body'], response } as AnswerOf<UsersAs[M], 'GET /users'>
+      return { data: await readUsers[media](response) as UsersAs[M], response } as AnswerOf<UsersAs[M], 'GET /users'>
     })
   }
 
@@ -289,10 +340,11 @@ export function createApiClient<C extends Credentials = Record<never, never>> (
     const form = as === 'json'
       ? {}
       : { bodySerializer: (body: ClientInfo) => marketingForm(body).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
-    return untyped.POST('/marketing', { body: info, ...form, ...options }) as Promise<Answer<Email, OperationError<'POST /marketing'>['body']>>
+    return untyped.POST('/marketing', { body: info, ...form, ...options }) as Promise<AnswerOf<Email, 'POST /marketing'>>
   }
 
-  return Object.assign(client as Client<AvailablePaths<C>, 'application/json'>, { page, pages, items, userStream, users, marketing })
+  const raw = client as unknown as Omit<Client<AvailablePaths<C>, 'application/json'>, Uppercase<Method>> & RawCalls<C>
+  return Object.assign(raw, { page, pages, items, userStream, users, marketing })
 }
 
 /** The client createApiClient() makes with credentials `C` (by default, credentials not known to be there: no operation that needs them). */

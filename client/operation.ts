@@ -16,7 +16,8 @@ export type MethodOf<O extends Operation> = O extends `${infer M extends Upperca
 /** The documented responses of an operation, by status. */
 export type Responses<O extends Operation> = paths[PathOf<O>][MethodOf<O> & keyof paths[PathOf<O>]] extends { responses: infer R } ? R : never
 
-/** The documented success (2xx) statuses of some responses, and the others (those of HTTP ApiErrors). */
+/** The documented statuses of some responses; the success (2xx) ones, and the others (those of HTTP ApiErrors). */
+export type Status<R> = { [S in keyof R]-?: S extends number ? S : never }[keyof R]
 export type SuccessStatus<R> = { [S in keyof R]-?: S extends number ? `${S}` extends `2${string}` ? S : never : never }[keyof R]
 export type ErrorStatus<R> = { [S in keyof R]-?: S extends number ? `${S}` extends `2${string}` ? never : S : never }[keyof R]
 
@@ -28,3 +29,21 @@ export type JsonOf<R> = R extends { content: { 'application/json': infer J } } ?
 
 /** The headers a response declares, without openapi-typescript's index signature. */
 export type HeadersOf<R> = R extends { headers: infer H } ? { [K in keyof H as string extends K ? never : K]: H[K] } : object
+
+declare const answeredBy: unique symbol
+
+/**
+ * A response, whose type knows the operation that answered it and the statuses it may have (a
+ * raw call's answer narrowed by its `error` has those of a success, or the others):
+ * `decodeHeaders()` of another operation does not compile with it. A plain Response is one of
+ * every operation, of any status.
+ */
+export type OperationResponse<O extends Operation, S = Status<Responses<O>>> = Response & { readonly [answeredBy]?: { readonly operation: O, readonly status: S } }
+
+/**
+ * A raw call's answer (openapi-fetch's: a success, or an error body), its response typed by its
+ * operation and by the statuses of its branch.
+ */
+export type Answered<A, O extends Operation> = A extends unknown
+  ? A & { response: OperationResponse<O, object extends Pick<A, 'error' & keyof A> ? SuccessStatus<Responses<O>> : ErrorStatus<Responses<O>>> }
+  : never

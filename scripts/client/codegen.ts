@@ -27,16 +27,25 @@ function propertyName (name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`
 }
 
+/** The headers of a response and their types, an optional one's marked `?`: `{ 'Retry-After': 'integer' }`. */
+function headerSet (headers: Record<string, Header>): string {
+  return `{ ${Object.entries(headers).map(([name, header]) => `${propertyName(name)}: '${headerType(header)}${header.required === true ? '' : '?'}'`).join(', ')} }`
+}
+
 /**
  * One operation's line of operations.ts: its credentials, its documented statuses that are not a
- * success, and the headers its successes declare with the type of each.
+ * success, and the headers each status declares with the type of each (`shared` names a set of
+ * headers that several responses declare: it is written once).
  */
-function operationLine (key: string, { security, responses = {} }: Operations['paths'][string][string]): string {
+function operationLine (key: string, { security, responses = {} }: Operations['paths'][string][string], shared: Map<string, string>): string {
   const scheme = Object.keys(security?.[0] ?? {})[0]
   const errors = Object.keys(responses).filter((status) => /^[1345]\d\d$/.test(status))
   const headers = Object.entries(responses)
-    .filter(([status, response]) => /^2\d\d$/.test(status) && Object.keys(response.headers ?? {}).length > 0)
-    .map(([status, response]) => `${status}: { ${Object.entries(response.headers ?? {}).map(([name, header]) => `${propertyName(name)}: '${headerType(header)}'`).join(', ')} }`)
+    .filter(([status, response]) => /^\d{3}$/.test(status) && Object.keys(response.headers ?? {}).length > 0)
+    .map(([status, response]) => {
+      const set = headerSet(response.headers ?? {})
+      return `${status}: ${shared.get(set) ?? set}`
+    })
   const fields = [
     ...(scheme === undefined ? [] : [`security: '${scheme === 'basicAuth' ? 'basic' : 'bearer'}'`]),
     `errors: [${errors.join(', ')}]`,
@@ -53,8 +62,20 @@ function operationLine (key: string, { security, responses = {} }: Operations['p
 export async function generatedFiles (documentText: string): Promise<Record<string, string>> {
   const document = JSON.parse(documentText) as OpenAPI3 & Operations
   const types = astToString(await openapiTS(structuredClone(document), { alphabetize: false }))
-  const lines = Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => operationLine(`${method.toUpperCase()} ${path}`, operation)))
+  const operationsOf = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const))
+  // The sets of headers declared more than once (Retry-After on every 503...), named in order of first use.
+  const counts = new Map<string, number>()
+  for (const [, { responses = {} }] of operationsOf) {
+    for (const [status, response] of Object.entries(responses)) {
+      if (/^\d{3}$/.test(status) && Object.keys(response.headers ?? {}).length > 0) {
+        const set = headerSet(response.headers ?? {})
+        counts.set(set, (counts.get(set) ?? 0) + 1)
+      }
+    }
+  }
+  const shared = new Map([...counts].filter(([, count]) => count > 1).map(([set], index) => [set, `HEADERS_${index}`]))
+  const lines = operationsOf.map(([key, operation]) => operationLine(key, operation, shared))
   return {
     'openapi.json': JSON.stringify(document, null, 2) + '\n',
     'schema.ts': BANNER + types,
@@ -65,9 +86,13 @@ export async function generatedFiles (documentText: string): Promise<Record<stri
       '  readonly security?: \'basic\' | \'bearer\'\n' +
       '  /** The statuses it documents that are not a success (those of its HTTP ApiErrors). */\n' +
       '  readonly errors: readonly number[]\n' +
-      '  /** The headers each success status declares, and the type of their values. */\n' +
-      '  readonly headers?: { readonly [status: number]: { readonly [name: string]: \'string\' | \'integer\' | \'number\' | \'boolean\' } }\n' +
+      '  /** The headers each status declares, and the type of their values (`?`: the header is optional). */\n' +
+      '  readonly headers?: { readonly [status: number]: { readonly [name: string]: HeaderType } }\n' +
       '}\n\n' +
+      '/** The type of a header\'s value; `?` after it: the header is optional. */\n' +
+      'export type HeaderType = \'string\' | \'integer\' | \'number\' | \'boolean\' | \'string?\' | \'integer?\' | \'number?\' | \'boolean?\'\n\n' +
+      '// The sets of headers that several responses declare.\n' +
+      [...shared].map(([set, name]) => `const ${name} = ${set} as const\n`).join('') + '\n' +
       '/** Each operation of the API, by `METHOD /path`. */\n' +
       'export const operations = {\n' +
       lines.join(',\n') + '\n} as const satisfies Readonly<Record<string, OperationInfo>>\n\n' +

@@ -22,7 +22,8 @@ export const GROUPS = {
   client: [
     { mutate: 'client/range.ts', tests: ['test/client/range.test.ts'] },
     { mutate: 'client/headers.ts', tests: ['test/client/headers.test.ts'] },
-    { mutate: 'client/errors.ts', tests: ['test/client/headers.test.ts'] }
+    { mutate: 'client/errors.ts', tests: ['test/client/headers.test.ts'] },
+    { mutate: 'client/retry.ts', tests: ['test/client/retry.test.ts'] }
   ],
   'list bodies': [
     { mutate: 'lib/pull-stream.ts', tests: ['test/lib/pull-stream.test.ts'] },

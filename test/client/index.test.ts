@@ -62,6 +62,12 @@ async function serve (t: Test, env: Record<string, string> = {}) {
   }
 }
 
+/** The answer of a raw call, which must be a success: its response's type then knows it (decodeHeaders() types its headers by its success statuses). */
+function succeeded<A extends { error?: unknown }> (answer: A): A & { error?: never } {
+  if (answer.error !== undefined) throw new Error(`not a success: ${JSON.stringify(answer.error)}`)
+  return answer as A & { error?: never }
+}
+
 /** Every item of an async iterable. */
 async function collect<T> (items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = []
@@ -119,7 +125,7 @@ t.test('/users: list, sorted and as text; add, view, replace and delete; /user',
   const sorted: User[] = await unwrap(api.users({ sortby: 'age' }))
   t.same(sorted.map((user) => user.name), ['Albert Einstein', 'Isaac Newton'])
   t.match(await unwrap(api.GET('/users', { headers: { accept: 'text/plain' }, parseAs: 'text' })), /^Isaac Newton, 372, /)
-  const added = await api.POST('/users', { body: ADA })
+  const added = succeeded(await api.POST('/users', { body: ADA }))
   t.equal(added.response.status, 204)
   const headers = decodeHeaders('POST /users', added.response)
   t.same(headers, { status: 204, Location: { url: '/users/3', id: 3 } }, 'Location of the new user, and its id')
@@ -139,9 +145,8 @@ t.test('/users: list, sorted and as text; add, view, replace and delete; /user',
 
 t.test('Basic credentials for /users/list-all, /users/list-all/now and /list-all/users; typed 401 without them', async (t) => {
   const { api, anonymous } = await serve(t)
-  for (const listing of [api.GET('/users/list-all'), api.GET('/users/list-all/now'), api.GET('/list-all/users')]) {
-    t.equal((await unwrap(listing))?.length, 2)
-  }
+  const listings = [await unwrap(api.GET('/users/list-all')), await unwrap(api.GET('/users/list-all/now')), await unwrap(api.GET('/list-all/users'))]
+  t.same(listings.map((users) => users.length), [2, 2, 2])
   // What the types forbid (a client without Basic credentials has no GET /users/list-all): the service refuses it.
   const refused = await failure(t, unwrap((anonymous as unknown as typeof api).GET('/users/list-all')), 401)
   t.equal(refused.response.headers.get('www-authenticate'), 'Basic realm="my-realm"')
@@ -155,7 +160,7 @@ t.test('Bearer credentials for writes on /products; reads are public', async (t)
   await failure(t, unwrap(writer.POST('/products', { body: { productId: 1, name: 'Apple pie' } })), 401)
   const created = await api.POST('/products', { body: { productId: 1797, name: 'Apple pie' }, params: { header: { Prefer: 'return=representation' } } })
   t.same(created.data, { productId: 1797, name: 'Apple pie' })
-  const productid = decodeHeaders('POST /products', created.response).Location.id
+  const productid = decodeHeaders('POST /products', succeeded(created).response).Location.id
   t.same(await unwrap(anonymous.GET('/products/{productid}', { params: { path: { productid } } })), { productId: 1797, name: 'Apple pie' })
   t.equal((await api.PUT('/products/{productid}', { params: { path: { productid } }, body: { productId: 1798 } })).response.status, 204)
   await failure(t, unwrap(writer.DELETE('/products/{productid}', { params: { path: { productid } } })), 401)
@@ -232,8 +237,6 @@ t.test('decodeHeaders(): the headers an operation declares, to their types', asy
     const error = await rejection(lying(headers).page('GET /users'))
     t.equal(error.kind, 'decode', JSON.stringify(headers))
   }
-  t.throws(() => decodeHeaders('GET /albert', new Response(null, { headers: { 'x-a-bool': 'yes' } })), SyntaxError, 'a boolean is true or false')
-  t.throws(() => decodeHeaders('POST /users', new Response(null, { status: 201, headers: { location: '/users/new' } })), SyntaxError, 'a Location ends with an id')
 })
 
 t.test('one error type: http, network, aborted, timeout and decode, each with what it knows', async (t) => {

@@ -16,7 +16,7 @@ import { projectRoot } from '../../lib/project-root.js'
 // TypeScript (typescript-latest: 7 has only its command) with the examples of docs/client.md and
 // of client/README.md and the fixtures of test/client/strict/ (lines marked @ts-expect-error must
 // be errors: tsc reports one that is not as TS2578); then the examples run on Node 24 against the
-// service.
+// service. TypeScript 5.9 (typescript-5.9) compiles the same projects: a user may not have 7 yet.
 //
 // No network: npm installs the tarball as it would anywhere (its package.json, `files`,
 // `exports`), and fetches the tarball's dependencies from a registry that this test serves on
@@ -29,7 +29,12 @@ const CLIENT = path.join(projectRoot, 'client')
 const FIXTURES = path.join(projectRoot, 'test', 'client', 'strict')
 /** The program that test/browser/client.js runs in Chromium too. */
 const PROGRAM = path.join(projectRoot, 'test', 'client', 'program')
-const TSC = path.join(projectRoot, 'node_modules', 'typescript-latest', 'bin', 'tsc')
+/** The compilers a user's project is compiled with: the newest (7), and the last of 5. */
+const COMPILERS = {
+  7: path.join(projectRoot, 'node_modules', 'typescript-latest', 'bin', 'tsc'),
+  5.9: path.join(projectRoot, 'node_modules', 'typescript-5.9', 'bin', 'tsc')
+}
+const TSC = COMPILERS[7]
 const NAME = 'servant-example-api-client'
 /** Where the examples find the service; the test's service listens on a port of its own. */
 const EXAMPLE_URL = 'http://localhost:3000'
@@ -171,8 +176,19 @@ for (const { name, text } of examples) fs.writeFileSync(path.join(app, `${name}.
 fs.mkdirSync(path.join(app, 'fixtures'))
 for (const name of fs.readdirSync(FIXTURES)) fs.copyFileSync(path.join(FIXTURES, name), path.join(app, 'fixtures', name))
 fs.mkdirSync(path.join(app, 'program'))
-fs.copyFileSync(path.join(PROGRAM, 'program.ts'), path.join(app, 'program', 'program.ts'))
+for (const name of fs.readdirSync(PROGRAM)) fs.copyFileSync(path.join(PROGRAM, name), path.join(app, 'program', name))
 fs.mkdirSync(path.join(app, 'probe'))
+/** The message of a call that needs credentials the client was not given. */
+const NEEDS_BASIC = 'needs Basic credentials: createApiClient({ credentials: { basic } })'
+const NEEDS_BEARER = 'needs a Bearer token: createApiClient({ credentials: { bearer } })'
+fs.writeFileSync(path.join(app, 'probe', 'credentials.ts'), [
+  `import { createApiClient } from '${NAME}'`,
+  'const anonymous = createApiClient({ baseUrl: \'http://localhost:3000\' })',
+  'export const listed = anonymous.GET(\'/users/list-all\')',
+  'export const empty = anonymous.GET(\'/users/list-all\', {})',
+  'export const written = anonymous.POST(\'/products\', { body: { productId: 1, name: \'Pie\' } })',
+  'export const paged = anonymous.page(\'GET /list-all/users\')'
+].join('\n'))
 fs.writeFileSync(path.join(app, 'probe', 'probe.ts'), [
   `import { unwrap } from '${NAME}'`,
   'export const bytes = Buffer.from(\'x\')',
@@ -201,12 +217,18 @@ const PROJECTS = {
   Bundler: { compilerOptions: { ...STRICT, module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, include: ['*.ts', 'fixtures/*.ts', 'program/*.ts'] }
 }
 
-/** tsc 7 on a project of `app`: its diagnostics, one line each (`file(line,col): error TS<code>: message`). */
-async function compile (name: string, config: object): Promise<string[]> {
+/** tsc (7, or 5.9) on a project of `app`: its diagnostics, one line each (`file(line,col): error TS<code>: message`, then the message's chain indented). */
+async function compile (name: string, config: object, tsc = TSC): Promise<string[]> {
   const project = `tsconfig.${name}.json`
   fs.writeFileSync(path.join(app, project), JSON.stringify(config, null, 2))
-  const { stdout, stderr } = await run(process.execPath, [TSC, '-p', project, '--pretty', 'false'], app)
+  const { stdout, stderr } = await run(process.execPath, [tsc, '-p', project, '--pretty', 'false'], app)
   return [...stdout.split('\n'), ...stderr.split('\n')].filter((line) => line.trim() !== '')
+}
+
+/** The diagnostics of the probes, each `file:line: TS<code>`, and their messages. */
+function probed (diagnostics: string[]): { codes: string[], messages: string[] } {
+  const probes = diagnostics.filter((line) => line.startsWith('probe/'))
+  return { codes: probes.map((line) => line.replace(/^(\S+)\((\d+),\d+\): error (TS\d+): .*$/, '$1:$2: $3')), messages: probes.map((line) => line.replace(/^.*?error TS\d+: /, '')) }
 }
 
 /** A promise that a test awaits later, its failure reported there (not as an unhandled rejection meanwhile). */
@@ -218,7 +240,9 @@ function later<T> (promise: Promise<T>): Promise<T> {
 // Side by side: the compilations and the service's start.
 const compiled = {
   NodeNext: later(compile('NodeNext', PROJECTS.NodeNext)),
-  Bundler: later(compile('Bundler', PROJECTS.Bundler))
+  Bundler: later(compile('Bundler', PROJECTS.Bundler)),
+  NodeNext59: later(compile('NodeNext59', { ...PROJECTS.NodeNext, compilerOptions: { ...PROJECTS.NodeNext.compilerOptions, outDir: undefined, noEmit: true } }, COMPILERS[5.9])),
+  Bundler59: later(compile('Bundler59', PROJECTS.Bundler, COMPILERS[5.9]))
 }
 const serverStarted = later(startServer(t))
 
@@ -241,7 +265,7 @@ t.test('client/package.json: the package of the service\'s version, ES modules o
 t.test('the tarball: the compiled client, its declarations, its document and README; no source, no test', async (t) => {
   const files = clientPacked.files.map((file) => file.path).sort()
   const modules = fs.readdirSync(CLIENT).filter((name) => name.endsWith('.ts')).map((name) => name.slice(0, -3))
-  t.same(modules.sort(), ['credentials', 'errors', 'forms', 'headers', 'index', 'ndjson', 'operation', 'operations', 'range', 'schema'])
+  t.same(modules.sort(), ['credentials', 'errors', 'forms', 'headers', 'index', 'ndjson', 'operation', 'operations', 'range', 'retry', 'schema'])
   for (const module of modules) {
     t.ok(files.includes(`dist/${module}.js`), `dist/${module}.js`)
     t.ok(files.includes(`dist/${module}.d.ts`), `dist/${module}.d.ts`)
@@ -276,12 +300,28 @@ t.test('the strict browser project compiles with TypeScript 7: the examples and 
   t.same(await compiled.Bundler, [], '0 diagnostics (Bundler modules)')
 })
 
+t.test('TypeScript 5.9 compiles the same project: the examples and the fixtures, whose expected errors are errors', async (t) => {
+  t.match((await run(process.execPath, [COMPILERS[5.9], '--version'], app)).stdout, /^Version 5\.9\./, 'TypeScript 5.9')
+  t.same((await compiled.NodeNext59).filter((line) => !line.startsWith('probe/')), [], '0 diagnostics (NodeNext modules)')
+  t.same(await compiled.Bundler59, [], '0 diagnostics (Bundler modules)')
+})
+
 t.test('the project is strict and has no Node: a Buffer, a missing null check, a @ts-expect-error without error fail it', async (t) => {
-  t.same((await compiled.NodeNext).filter((line) => line.startsWith('probe/')).map((line) => line.replace(/^(\S+)\((\d+),\d+\): error (TS\d+): .*$/, '$1:$2: $3')), [
-    'probe/probe.ts:2: TS2591', // Cannot find name 'Buffer'
-    'probe/probe.ts:3: TS18048', // 'list' is possibly 'undefined'
-    'probe/probe.ts:4: TS2578' // Unused '@ts-expect-error' directive
-  ])
+  for (const version of ['NodeNext', 'NodeNext59'] as const) {
+    t.same(probed(await compiled[version]).codes.filter((line) => line.startsWith('probe/probe.ts')), [
+      'probe/probe.ts:2: TS2591', // Cannot find name 'Buffer'
+      'probe/probe.ts:3: TS18048', // 'list' is possibly 'undefined'
+      'probe/probe.ts:4: TS2578' // Unused '@ts-expect-error' directive
+    ], version)
+  }
+})
+
+t.test('a call that needs credentials the client was not given does not compile, and the message names them (TypeScript 7 and 5.9)', async (t) => {
+  for (const version of ['NodeNext', 'NodeNext59'] as const) {
+    const { codes, messages } = probed((await compiled[version]).filter((line) => line.startsWith('probe/credentials.ts')))
+    t.same(codes, [3, 4, 5, 6].map((line) => `probe/credentials.ts:${line}: TS2345`), `${version}: one error a call, on its path`)
+    t.same(messages.map((message) => [NEEDS_BASIC, NEEDS_BEARER].find((needs) => message.includes(needs))), [NEEDS_BASIC, NEEDS_BASIC, NEEDS_BEARER, NEEDS_BASIC], `${version}: ${messages.join(' | ')}`)
+  }
 })
 
 t.test('the examples, compiled, run on Node 24 against the service', async (t) => {
@@ -318,6 +358,37 @@ t.test('the program of the browser test, on Node with the packed client: pages, 
   const report = JSON.parse(ran.stdout) as { passed: string[], failed: string[] }
   t.same(report.failed, [], 'no check failed')
   t.equal(report.passed.length, 10, `every check passed: ${report.passed.join('; ')}`)
+})
+
+t.test('what a server asks and what a proxy may answer, on Node with the packed client: Retry-After read, a retry after it, a POST sent once, a header that does not decode', async (t) => {
+  await compiled.NodeNext
+  // GET /hello: 503 with Retry-After: 1 twice (the call without retry, then the first try of the
+  // call with), then its success; POST /users: always 503; GET /albert: X-An-Int that is no integer.
+  const asked: string[] = []
+  const server = http.createServer((req, res) => {
+    const request = `${req.method} ${req.url}`
+    asked.push(request)
+    req.resume()
+    const unavailable = () => res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"statusCode":503,"error":"Service Unavailable","message":"retry later"}')
+    if (request === 'GET /hello') {
+      if (asked.filter((each) => each === request).length <= 2) unavailable()
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"msg":"Hello, servant"}')
+    } else if (request === 'POST /users') {
+      unavailable()
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-an-int': 'abc', 'x-a-bool': 'true' }).end('{"name":"Albert Einstein","age":136,"email":"ae@mc2.org","registration_date":"1905-12-01"}')
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const runner = path.join(app, 'out', 'program', 'answers-main.mjs')
+  fs.writeFileSync(runner, "import { answers } from './answers.js'\nconsole.log(JSON.stringify(await answers(process.argv[2])))\n")
+  const ran = await run(process.execPath, [runner, `http://127.0.0.1:${(server.address() as AddressInfo).port}`], app)
+  t.same({ code: ran.code, stderr: ran.stderr }, { code: 0, stderr: '' }, 'it exits 0')
+  const report = JSON.parse(ran.stdout) as { passed: string[], failed: string[] }
+  t.same(report.failed, [], 'no check failed')
+  t.equal(report.passed.length, 4, `every check passed: ${report.passed.join('; ')}`)
+  t.same(asked, ['GET /hello', 'GET /hello', 'GET /hello', 'POST /users', 'GET /albert'], 'GET /hello sent again after its 503, POST /users once')
 })
 
 t.test('what the package is built from imports nothing outside client/ but openapi-fetch, and needs no generator', async (t) => {

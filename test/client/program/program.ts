@@ -51,8 +51,9 @@ export async function run ({ service, refusing, silent }: ProgramUrls): Promise<
 
   // Headers, to their types.
   const albert = decodeHeaders('GET /albert', (await api.GET('/albert')).response)
-  check('X-An-Int a number, X-A-Bool a boolean', albert['X-An-Int'] === 1797 && albert['X-A-Bool'], albert)
+  check('X-An-Int a number, X-A-Bool a boolean', albert.status === 200 && albert['X-An-Int'] === 1797 && albert['X-A-Bool'], albert)
   const created = await api.POST('/users', { body: { name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' } })
+  if (created.error !== undefined) throw new Error(`POST /users: ${JSON.stringify(created.error)}`)
   const { Location } = decodeHeaders('POST /users', created.response)
   const ada = await unwrap(api.GET('/users/{userid}', { params: { path: { userid: Location.id } } }))
   check('Location: the new id', ada.name === 'Ada Lovelace', Location)

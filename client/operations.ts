@@ -15,11 +15,12 @@ export type HeaderType = 'string' | 'integer' | 'number' | 'boolean' | 'string?'
 
 // The sets of headers that several responses declare.
 const HEADERS_0 = { 'Retry-After': 'integer' } as const
-const HEADERS_1 = { 'Accept-Ranges': 'string', 'Content-Range': 'string?', 'Next-Range': 'string?', 'Total-Count': 'integer' } as const
-const HEADERS_2 = { 'WWW-Authenticate': 'string' } as const
-const HEADERS_3 = { Location: 'string', 'Preference-Applied': 'string?' } as const
-const HEADERS_4 = { 'Preference-Applied': 'string?' } as const
-const HEADERS_5 = { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string' } as const
+const HEADERS_1 = { 'Accept-Encoding': 'string?' } as const
+const HEADERS_2 = { 'Accept-Ranges': 'string', 'Content-Range': 'string?', 'Next-Range': 'string?', 'Total-Count': 'integer' } as const
+const HEADERS_3 = { 'WWW-Authenticate': 'string' } as const
+const HEADERS_4 = { Location: 'string', 'Preference-Applied': 'string?' } as const
+const HEADERS_5 = { 'Preference-Applied': 'string?' } as const
+const HEADERS_6 = { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string' } as const
 
 /** Each operation of the API, by `METHOD /path`. */
 export const operations = {
@@ -29,32 +30,32 @@ export const operations = {
   'GET /isaac': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer?', 'X-A-Bool': 'boolean?' }, 503: HEADERS_0 } },
   'GET /albert': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer', 'X-A-Bool': 'boolean' }, 503: HEADERS_0 } },
   'GET /a': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
-  'GET /b': { errors: [400, 406, 413, 415, 503], headers: { 503: HEADERS_0 } },
-  'GET /colors': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_1, 503: HEADERS_0 } },
+  'GET /b': { errors: [400, 406, 413, 415, 503], headers: { 415: HEADERS_1, 503: HEADERS_0 } },
+  'GET /colors': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_2, 503: HEADERS_0 } },
   'GET /docs': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
   'GET /health': { errors: [406, 413] },
   'GET /hello': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
-  'GET /list-all/users': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_1, 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } },
-  'POST /marketing': { errors: [400, 406, 413, 415, 503], headers: { 503: HEADERS_0 } },
+  'GET /list-all/users': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
+  'POST /marketing': { errors: [400, 406, 413, 415, 503], headers: { 415: HEADERS_1, 503: HEADERS_0 } },
   'GET /persons': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
   'GET /position/{x}/{y}': { errors: [400, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
-  'GET /products': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_1, 503: HEADERS_0 } },
-  'POST /products': { security: 'bearer', errors: [400, 401, 406, 413, 415, 429, 503], headers: { 201: HEADERS_3, 204: HEADERS_3, 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } },
+  'GET /products': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_2, 503: HEADERS_0 } },
+  'POST /products': { security: 'bearer', errors: [400, 401, 406, 413, 415, 429, 503], headers: { 201: HEADERS_4, 204: HEADERS_4, 401: HEADERS_3, 415: HEADERS_1, 429: HEADERS_0, 503: HEADERS_0 } },
   'GET /products/{productid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
-  'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503], headers: { 200: HEADERS_4, 204: HEADERS_4, 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } },
-  'DELETE /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 429, 503], headers: { 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } },
+  'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503], headers: { 200: HEADERS_5, 204: HEADERS_5, 401: HEADERS_3, 415: HEADERS_1, 429: HEADERS_0, 503: HEADERS_0 } },
+  'DELETE /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 429, 503], headers: { 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
   'GET /ready': { errors: [406, 413, 503] },
-  'GET /static/{path}': { errors: [304, 400, 404, 413, 416, 503], headers: { 200: HEADERS_5, 206: { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string', 'Content-Range': 'string' }, 304: HEADERS_5, 503: HEADERS_0 } },
+  'GET /static/{path}': { errors: [304, 400, 404, 413, 416, 503], headers: { 200: HEADERS_6, 206: { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string', 'Content-Range': 'string' }, 304: HEADERS_6, 503: HEADERS_0 } },
   'GET /user/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
   'DELETE /user/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
   'GET /userStream': { errors: [400, 406, 413, 503], headers: { 503: HEADERS_0 } },
-  'POST /users': { errors: [400, 406, 413, 415, 503], headers: { 201: HEADERS_3, 204: HEADERS_3, 503: HEADERS_0 } },
-  'GET /users': { errors: [400, 406, 413, 503], headers: { 200: { 'User-Count': 'integer' }, 206: HEADERS_1, 503: HEADERS_0 } },
+  'POST /users': { errors: [400, 406, 413, 415, 503], headers: { 201: HEADERS_4, 204: HEADERS_4, 415: HEADERS_1, 503: HEADERS_0 } },
+  'GET /users': { errors: [400, 406, 413, 503], headers: { 200: { 'User-Count': 'integer' }, 206: HEADERS_2, 503: HEADERS_0 } },
   'GET /users/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
-  'PUT /users/{userid}': { errors: [400, 404, 406, 413, 414, 415, 503], headers: { 200: HEADERS_4, 204: HEADERS_4, 503: HEADERS_0 } },
+  'PUT /users/{userid}': { errors: [400, 404, 406, 413, 414, 415, 503], headers: { 200: HEADERS_5, 204: HEADERS_5, 415: HEADERS_1, 503: HEADERS_0 } },
   'DELETE /users/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
-  'GET /users/list-all': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_1, 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } },
-  'GET /users/list-all/now': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_1, 401: HEADERS_2, 429: HEADERS_0, 503: HEADERS_0 } }
+  'GET /users/list-all': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
+  'GET /users/list-all/now': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } }
 } as const satisfies Readonly<Record<string, OperationInfo>>
 
 export type Operations = typeof operations

@@ -36,7 +36,7 @@ t.test('npm run dev: one start; an edit that does not type-check keeps the last 
   const dir = t.testdir()
   const { source, command, started } = project(dir)
   let output = ''
-  const stop = devLoop({ project: path.join(dir, 'tsconfig.json'), command, write: (text: string) => { output += text }, color: false })
+  const { stop } = devLoop({ project: path.join(dir, 'tsconfig.json'), command, write: (text: string) => { output += text }, color: false })
   t.teardown(() => stop())
 
   await until(() => started().length === 1, 60_000)

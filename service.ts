@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import closeWithGrace from 'close-with-grace'
 import app, { serverOptions } from './app.js'
+import { onCloseSignals } from './lib/close-signals.js'
 import { loadEnvFile } from './lib/config/env-file.js'
 import { listenProblem, type Listener } from './lib/config/listen-problem.js'
 import { InvalidConfiguration, loadConfig, storeChoice } from './lib/config/load.js'
@@ -11,6 +12,9 @@ import { warnUnknownSettings } from './lib/config/unknown-settings.js'
 import { stdoutDestination } from './lib/log-destination.js'
 import { SUPPORTED_NODE, nodeWarning } from './lib/package-info.js'
 import { startTracing } from './lib/tracing.js'
+
+/** The signals of a close: docker stop's and Kubernetes' SIGTERM, a terminal's SIGINT (Ctrl-C). */
+const CLOSE_SIGNALS = ['SIGINT', 'SIGTERM'] as const
 
 /**
  * `.env`, the settings and the server (its logger): every refused setting printed, a line each, and
@@ -72,12 +76,27 @@ export async function start (): Promise<void> {
   // SIGTERM (docker stop, which kills 10 s later) or SIGINT: drain and close (plugins/shutdown.ts)
   // within SHUTDOWN_GRACE, exit 0; what still runs then is cut, exit 1. The close's last log lines
   // are part of it: a reader of stdout that is behind gets them, one that has stopped reading keeps
-  // the close waiting until the grace cuts it (lib/log-destination.ts).
-  closeWithGrace({ delay: config.SHUTDOWN_GRACE, logger: server.log }, async ({ signal, err }) => {
+  // the close waiting until the grace cuts it (lib/log-destination.ts). A second SIGINT or SIGTERM
+  // exits at once, unless it is the first one's echo (lib/close-signals.ts: npm start's Ctrl-C).
+  let closing = false
+  const closer = closeWithGrace({ delay: config.SHUTDOWN_GRACE, logger: server.log, skip: [...CLOSE_SIGNALS] }, async ({ signal, err, manual }) => {
+    closing = true
     if (err !== undefined) server.log.error({ err }, 'closing after an uncaught error')
-    else server.log.info({ signal }, 'closing: finishing in-flight requests')
+    else if (manual !== true) server.log.info({ signal }, 'closing: finishing in-flight requests')
     await server.close()
     await stdoutDestination().flushed()
+  })
+  const force = (signal: string) => {
+    server.log.error(`second ${signal}, exiting`)
+    process.exit(1)
+  }
+  onCloseSignals(CLOSE_SIGNALS, {
+    close (signal) {
+      if (closing) return force(signal)
+      server.log.info({ signal }, 'closing: finishing in-flight requests')
+      closer.close()
+    },
+    force
   })
 
   // A host or port that cannot be listened on is a setting to change, said as a refused setting

@@ -50,7 +50,9 @@ export async function waitFor (url, timeoutMs = 15_000) {
 export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', ...env },
+      // A ceiling of items that no bench reaches (they POST hundreds of thousands of users): each
+      // POST still checks it, as in production, and none is refused.
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', COLLECTION_MAX_ITEMS: '1000000000', ...env },
       stdio: ['ignore', 'ignore', 'inherit']
     })
     const url = `http://127.0.0.1:${port}`

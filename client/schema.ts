@@ -2367,6 +2367,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict: the collection holds 35000 products, its most (COLLECTION_MAX_ITEMS); a POST succeeds again once one is deleted, not by waiting */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "code": "API_ERR_COLLECTION_FULL",
+                     *       "error": "Conflict",
+                     *       "message": "The collection is full: it holds 35000 items, as many as it may; delete one to add another"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -3819,6 +3836,23 @@ export interface operations {
                      *       "statusCode": 406,
                      *       "error": "Not Acceptable",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: the collection holds 35000 users, its most (COLLECTION_MAX_ITEMS); a POST succeeds again once one is deleted, not by waiting */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "code": "API_ERR_COLLECTION_FULL",
+                     *       "error": "Conflict",
+                     *       "message": "The collection is full: it holds 35000 items, as many as it may; delete one to add another"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

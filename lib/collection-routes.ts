@@ -61,7 +61,8 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
   const prefix = fastify.prefix
   // Location is where the client finds the item: under the proxy's path prefix, when there is one.
   const itemsUrl = `${fastify.config.BASE_PATH}${prefix}`
-  const { Params, Items, ListHeaders, Page, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference } = collectionSchemas(item, name, id, prefix)
+  const maxItems = fastify.config.COLLECTION_MAX_ITEMS
+  const { Params, Items, ListHeaders, Page, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference, Full } = collectionSchemas(item, name, id, prefix, maxItems)
   // The auth plugin adds the 401 of these routes when it enforces the credentials.
   const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
 
@@ -87,7 +88,8 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         produces: ['application/json'],
         headers: PreferHeaders,
         body: item,
-        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406, 413, 415), 503: UnavailableResponse }
+        // The store refuses past the ceiling (lib/repository.ts, create): no 409 without one.
+        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406), ...(maxItems > 0 ? { 409: Full } : {}), ...errorResponses(413, 415), 503: UnavailableResponse }
       },
       config: writeConfig
     }, async (request, reply) => {

@@ -28,6 +28,8 @@ export const ForbiddenKey = createError('API_ERR_FORBIDDEN_KEY', 'Body has a key
 
 // The collections.
 export const ItemNotFound = createError('API_ERR_ITEM_NOT_FOUND', 'No %s with %s %s', 404)
+// 409, not a 5xx: the collection's state refuses the item, and a retry succeeds once an item is deleted, not later (docs/contract.md, Collections).
+export const CollectionFull = createError('API_ERR_COLLECTION_FULL', 'The collection is full: it holds %s items, as many as it may; delete one to add another', 409)
 
 // Limits per client (docs/operations.md, "Limits").
 export const RateLimited = createError('API_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)

@@ -77,7 +77,12 @@ export interface Repository<T> {
    * promise of it; `await` takes both.
    */
   entry (id: number): Listed<T> | undefined | Promise<Listed<T> | undefined>
-  /** Stores a new item and returns its id. */
+  /**
+   * Stores a new item and returns its id; rejects with CollectionFull (lib/error-codes.ts) when
+   * the collection holds its ceiling of items already (COLLECTION_MAX_ITEMS, the store's
+   * `maxItems`; none when 0). The ceiling holds under concurrent creates, on every replica: it
+   * is never passed, and an item refused had no room when its create was decided.
+   */
   create (item: T): Promise<number>
   /** Replaces the item with this id; false when there is none. */
   replace (id: number, item: T): Promise<boolean>

@@ -1,6 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { ID_RANGE_PATTERN } from '../lib/range/keyed.js'
-import { SafeInteger, documentOnly, withHeaders } from './common.js'
+import { CollectionFull } from '../lib/error-codes.js'
+import { SafeInteger, describedError, documentOnly, withHeaders } from './common.js'
 
 /**
  * The Range request header of a collection's list (docs/contract.md, Pagination by Range): a page by
@@ -47,9 +48,10 @@ const PREFERENCE_APPLIED = Type.Optional(Type.String({ description: 'return=repr
 
 /**
  * The schemas of a collection's routes (lib/collection-routes.ts), for an item schema: what one
- * item is called (`user`), the name of its id capture (`userid`) and the routes' prefix (`/users`).
+ * item is called (`user`), the name of its id capture (`userid`), the routes' prefix (`/users`)
+ * and the ceiling of items (COLLECTION_MAX_ITEMS).
  */
-export function collectionSchemas<T extends TObject> (item: T, name: string, id: string, prefix: string) {
+export function collectionSchemas<T extends TObject> (item: T, name: string, id: string, prefix: string, maxItems: number) {
   const CreatedHeaders = Type.Object({
     Location: Type.String({ description: `The new ${name}'s URL: \`${prefix}/<${id}>\`` }),
     'Preference-Applied': PREFERENCE_APPLIED
@@ -71,6 +73,9 @@ export function collectionSchemas<T extends TObject> (item: T, name: string, id:
     Replaced: Type.Null({ description: 'Replaced: no content', headers: ReplacedHeaders }),
     Deleted: Type.Null({ description: 'Deleted: no content' }),
     WithLocation: withHeaders(item, CreatedHeaders),
-    WithPreference: withHeaders(item, ReplacedHeaders)
+    WithPreference: withHeaders(item, ReplacedHeaders),
+    // docs/contract.md, Collections: why 409.
+    Full: describedError(new CollectionFull(maxItems),
+      `Conflict: the collection holds ${maxItems} ${name}s, its most (COLLECTION_MAX_ITEMS); a POST succeeds again once one is deleted, not by waiting`)
   }
 }

@@ -106,8 +106,15 @@ export function withHeaders<T extends TSchema> (schema: T, headers: TObject, opt
   return response
 }
 
-/** The named schemas that responses of withHeaders() are variants of. */
+/** The named schemas that responses of withHeaders() and describedError() are variants of. */
 const variants = new WeakMap<object, TSchema>()
+
+/** An error answered for a reason of its own: the Error body, with this response's description and `error` as its example. */
+export function describedError (error: Error & { code: string, statusCode?: number }, description: string): typeof ErrorSchema {
+  const response = { ...ErrorSchema, description, examples: [exampleBody(error)] }
+  variants.set(response, ErrorSchema)
+  return response
+}
 
 /** The named schema (one with an `$id`) that a schema is, or is a variant of; undefined for others. */
 export function namedSchemaOf (schema: object): TSchema | undefined {

@@ -10,11 +10,18 @@ import ts from 'typescript'
 /**
  * Watches `project` (a tsconfig file) and runs `command` (argv) on each build that has no error,
  * stopping the previous run first (SIGTERM, then its exit). `write` takes what the compiler says,
- * in colour for a terminal. Answers a function that stops the watch and the app.
+ * in colour for a terminal. Answers `stop`, which stops the watch and the app, and `signal`, which
+ * passes a signal on to the app.
+ *
+ * The app runs in a process group of its own (`detached`), so that it hears signals from this
+ * process only: a terminal's Ctrl-C reaches every process of its foreground group, and the app
+ * would have it twice, from the terminal and from the SIGTERM of `stop` (fastify-cli exits at once
+ * on a second signal, without its drain).
  */
 export function devLoop ({ project, command, write = (text) => process.stderr.write(text), color = process.stderr.isTTY === true, env = process.env }) {
   let app
   let starting = Promise.resolve()
+  const running = () => app !== undefined && app.exitCode === null && app.signalCode === null
   const format = {
     getCanonicalFileName: (name) => name,
     getCurrentDirectory: () => path.dirname(project),
@@ -22,13 +29,13 @@ export function devLoop ({ project, command, write = (text) => process.stderr.wr
   }
   const restart = () => {
     starting = starting.then(async () => {
-      if (app !== undefined && app.exitCode === null && app.signalCode === null) {
+      if (running()) {
         const exited = once(app, 'exit')
         app.kill('SIGTERM')
         await exited
       }
       write(`[dev] ${app === undefined ? 'starting' : 'restarting'}: ${command.join(' ')}\n`)
-      app = spawn(command[0], command.slice(1), { stdio: 'inherit', env })
+      app = spawn(command[0], command.slice(1), { stdio: 'inherit', env, detached: true })
     })
   }
   const host = ts.createWatchCompilerHost(
@@ -45,13 +52,18 @@ export function devLoop ({ project, command, write = (text) => process.stderr.wr
     }
   )
   const watch = ts.createWatchProgram(host)
-  return async function stop () {
-    watch.close()
-    await starting
-    if (app !== undefined && app.exitCode === null && app.signalCode === null) {
-      const exited = once(app, 'exit')
-      app.kill('SIGTERM')
-      await exited
+  return {
+    async stop () {
+      watch.close()
+      await starting
+      if (running()) {
+        const exited = once(app, 'exit')
+        app.kill('SIGTERM')
+        await exited
+      }
+    },
+    signal (name) {
+      if (running()) app.kill(name)
     }
   }
 }

@@ -44,6 +44,9 @@ export const EnvSchema = Type.Object({
   // Which store, said outright: `memory` is how production is allowed to run without DATABASE_URL.
   // Unset: postgres with DATABASE_URL, memory without it (outside production).
   STORE: Type.Optional(OneOf(STORES)),
+  // Items each collection holds at most (/users, /products): past it, POST gets 409; 0 = no ceiling.
+  // The default fits the pods' heap with both collections full of their largest items (docs/operations.md, Limits).
+  COLLECTION_MAX_ITEMS: Type.Integer({ minimum: 0, default: 35_000 }),
   // A role that may change the schema, for the migrations (`server.js migrate`, or at start): the
   // service's own role (DATABASE_URL) then needs only to read and write rows. Unset: DATABASE_URL.
   DATABASE_MIGRATION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),

@@ -1,4 +1,5 @@
 import type { Product } from '../../schemas/product.js'
+import { CollectionFull } from '../error-codes.js'
 import { SAMPLE_USERS, type User } from '../../schemas/user.js'
 import { countBelow, keyedPage, keyedSlice, type KeyedPage } from '../range/keyed.js'
 import { SHORT_LIST, type Listing, type Repository, type Store } from '../repository.js'
@@ -76,15 +77,15 @@ class MemoryListing<T> implements Listing<T> {
 
 /**
  * The embedded repository: items in memory, in arrays in id order (ids sorted, so an id is found
- * by binary search). Each operation runs to its end without yielding, so it is atomic; ids come
- * from a counter that only grows.
+ * by binary search). Each operation runs to its end without yielding, so it is atomic (a create's
+ * check of the ceiling, `maxItems` items, 0 for none, with it); ids come from a counter that only grows.
  *
  * A listing is a snapshot in O(1): it keeps the arrays as they are, and the next write copies them
  * first (copy on write), so that what a listing reads never changes under it. A sorted listing
  * sorts the snapshot once, a slice at a time (lib/sort-in-slices.ts), and every listing by that
  * key shares the sorted copy until the next write.
  */
-export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly<Record<string, SortKey<T>>> = {}): Repository<T> {
+export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly<Record<string, SortKey<T>>> = {}, maxItems = 0): Repository<T> {
   let ids: number[] = []
   let items: T[] = []
   /** A listing holds the arrays: the next write copies them. */
@@ -154,6 +155,8 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
       return at === -1 ? undefined : items[at]
     },
     async create (item) {
+      // The seed counts, as the items a database starts with do.
+      if (maxItems > 0 && ids.length >= maxItems) throw new CollectionFull(maxItems)
       writing()
       const id = ++lastId
       ids.push(id)
@@ -184,11 +187,11 @@ export const USER_SORT_KEYS: Readonly<Record<string, SortKey<User>>> = {
   name: (user) => user.name
 }
 
-/** The embedded store: this process's memory, as fresh as the process. */
-export function memoryStore (): Store {
+/** The embedded store: this process's memory, as fresh as the process; each collection holds at most `maxItems` (0: no ceiling). */
+export function memoryStore (maxItems = 0): Store {
   return {
-    users: memoryRepository<User>(SAMPLE_USERS, USER_SORT_KEYS),
-    products: memoryRepository<Product>(),
+    users: memoryRepository<User>(SAMPLE_USERS, USER_SORT_KEYS, maxItems),
+    products: memoryRepository<Product>([], {}, maxItems),
     async check () {}
   }
 }

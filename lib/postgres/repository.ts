@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { RangeOrder } from '../range/grammar.js'
 import type { KeyedPage } from '../range/keyed.js'
+import { CollectionFull } from '../error-codes.js'
 import { StoredJson, itemOf, type Listed, type Repository } from '../repository.js'
 import { Batcher } from './batcher.js'
 import type { ItemSerializer } from './item-serializer.js'
@@ -31,6 +32,8 @@ export interface PostgresRepositoryOptions<T> {
    * calls made meanwhile go together in the next. 2 when not given.
    */
   batchConcurrency?: number
+  /** The ceiling of items (COLLECTION_MAX_ITEMS), held across replicas (migrations/005); 0 or not given: none. */
+  maxItems?: number
 }
 
 /** The most reads by id in one statement. */
@@ -53,6 +56,9 @@ function pageOf (first: number | undefined, last: number | undefined, full: bool
  * rolled-back insert), items stored as the JSON text of the validated body. `json`, not `jsonb`:
  * the text is kept as written, and a `\u0000` escape (valid JSON, which jsonb refuses) is stored
  * like any other. Every write is one statement, so it is atomic; prepared once per connection.
+ * Under a ceiling (`maxItems`), an insert takes the collection's advisory lock until it commits
+ * (migrations/005): inserts of one collection, from every replica, commit one at a time, and none
+ * passes the ceiling.
  * Reads by id, inserts and short lists made together share a statement (Batcher): what a statement
  * costs this process, more than all the rest of such a request, is then paid once for many.
  *
@@ -70,7 +76,7 @@ function pageOf (first: number | undefined, last: number | undefined, full: bool
  * A page by id costs O(log n + offset + limit) on the primary key; a sorted list is sorted by
  * PostgreSQL (the key expressions of lib/postgres/sort-keys.ts), never in this process.
  */
-export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots, namedStatements = true, batchConcurrency = 2 }: PostgresRepositoryOptions<T> = {}): Repository<T> {
+export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { sortKeys = {}, serializer, slots, namedStatements = true, batchConcurrency = 2, maxItems = 0 }: PostgresRepositoryOptions<T> = {}): Repository<T> {
   // Named by table and serializer: repositories of one table with other serializers can share a pool.
   // A named statement is prepared once per connection; behind a transaction pooler the next use may
   // be on another server connection, which never saw it, so there they go unnamed.
@@ -103,11 +109,17 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
   // and none is acknowledged before the statement commits). Which new row holds which item: RETURNING
   // names no input, and PostgreSQL does not promise to answer in the order of the SELECT, so each
   // row comes back with its text, stored exactly as sent (json), and goes to a call that sent that
-  // text; calls that sent the same text have items alike, and may take either id.
-  const createMany = statement('create-many', `INSERT INTO ${table} (item, serialized_by)
-    SELECT t.item::json, $2 FROM unnest($1::text[]) WITH ORDINALITY AS t(item, n) ORDER BY t.n RETURNING id::text AS id, item::text AS item`)
-  const inserts = new Batcher<string, number>(async (texts) => {
-    const { rows } = await run<{ id: string, item: string }>(pool, createMany([texts, by]))
+  // text; calls that sent the same text have items alike, and may take either id. Under a ceiling,
+  // the batch's first items up to the collection's room (migrations/005, which holds the
+  // collection's lock until the commit): the others get no row, and no id (CollectionFull).
+  const createMany = maxItems > 0
+    ? statement('create-bounded', `INSERT INTO ${table} (item, serialized_by)
+      SELECT t.item::json, $2 FROM unnest($1::text[]) WITH ORDINALITY AS t(item, n) ORDER BY t.n
+      LIMIT collection_room('${table}', $3) RETURNING id::text AS id, item::text AS item`)
+    : statement('create-many', `INSERT INTO ${table} (item, serialized_by)
+      SELECT t.item::json, $2 FROM unnest($1::text[]) WITH ORDINALITY AS t(item, n) ORDER BY t.n RETURNING id::text AS id, item::text AS item`)
+  const inserts = new Batcher<string, number | undefined>(async (texts) => {
+    const { rows } = await run<{ id: string, item: string }>(pool, createMany(maxItems > 0 ? [texts, by, maxItems] : [texts, by]))
     const ids = new Map<string, number[]>()
     for (const row of rows) {
       const same = ids.get(row.item)
@@ -116,7 +128,7 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
     }
     return texts.map((text) => {
       const id = ids.get(text)?.shift()
-      if (id === undefined) throw new Error(`the insert into ${table} answered no row for an item it was given`)
+      if (id === undefined && maxItems === 0) throw new Error(`the insert into ${table} answered no row for an item it was given`)
       return id
     })
   }, { concurrency: batchConcurrency, maxCalls: INSERT_BATCH, maxWeight: INSERT_BATCH_CHARACTERS, weight: (text) => text.length })
@@ -237,7 +249,9 @@ export function postgresRepository<T> (pool: pg.Pool, table: CollectionTable, { 
       return reads.add(id)
     },
     async create (item) {
-      return inserts.add(textOf(item))
+      const id = await inserts.add(textOf(item))
+      if (id === undefined) throw new CollectionFull(maxItems)
+      return id
     },
     async replace (id, item) {
       return (await run(pool, replace([id, textOf(item), by]))).rowCount === 1

@@ -14,7 +14,7 @@ declare module 'fastify' {
  */
 export default fp(async function collections (fastify) {
   const store = fastify.config.STORE === 'memory'
-    ? memoryStore()
+    ? memoryStore(fastify.config.COLLECTION_MAX_ITEMS)
     : await (await import('./postgres.js')).postgresStore(fastify)
   fastify.decorate('store', store)
 }, { name: 'collections', dependencies: ['config'] })

@@ -57,9 +57,10 @@ export async function postgresStore (fastify: FastifyInstance): Promise<Store> {
       sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') },
       serializer: itemSerializer<User>(UserSchema),
       slots,
-      namedStatements
+      namedStatements,
+      maxItems: config.COLLECTION_MAX_ITEMS
     }),
-    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots, namedStatements }),
+    products: postgresRepository(pool, 'products', { serializer: itemSerializer<Product>(ProductSchema), slots, namedStatements, maxItems: config.COLLECTION_MAX_ITEMS }),
     async check () {
       await run(pool, { text: 'SELECT 1' })
     }

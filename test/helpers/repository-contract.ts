@@ -2,6 +2,7 @@ import type { Test } from 'tap'
 import fc from 'fast-check'
 import { SAMPLE_USERS, type User } from '../../schemas/user.js'
 import { readAll, type ListQuery, type Repository } from '../../lib/repository.js'
+import { CollectionFull } from '../../lib/error-codes.js'
 import { indexField, selectRange } from '../../lib/range/select.js'
 import { SEED, propertyRuns } from './property-runs.js'
 
@@ -10,8 +11,17 @@ export type Item = Record<string, unknown>
 export interface Stores {
   /** An empty repository of its own. */
   empty: () => Promise<Repository<Item>>
-  /** A repository of its own that starts with the sample users, as the user store does, with its sort keys `age` and `name`. */
-  seeded: () => Promise<Repository<Item>>
+  /**
+   * A repository of its own that starts with the sample users, as the user store does, with its
+   * sort keys `age` and `name`; a ceiling of `maxItems` items (none when not given).
+   */
+  seeded: (maxItems?: number) => Promise<Repository<Item>>
+  /**
+   * One empty collection under a ceiling of `maxItems` items, as each of `replicas` processes
+   * has it: on a database, a repository on a pool of its own each; in memory, the one repository
+   * each time (a process's store is its own).
+   */
+  bounded: (maxItems: number, replicas: number) => Promise<Array<Repository<Item>>>
 }
 
 /** Every item a listing of `query` reads. */
@@ -65,6 +75,38 @@ export function repositoryContract (t: Test, stores: Stores) {
     t.same(await repository.get(1), SAMPLE_USERS[0])
     t.same(await repository.get(2), SAMPLE_USERS[1])
     t.equal(await repository.create(SAMPLE_USERS[0]), 3)
+  })
+
+  t.test('a ceiling of items: a create past it is refused (CollectionFull, 409) and stores nothing; a delete makes room', async (t) => {
+    const [repository] = await stores.bounded(3, 1)
+    const ids = [await repository!.create({ n: 1 }), await repository!.create({ n: 2 }), await repository!.create({ n: 3 })]
+    const full = await repository!.create({ n: 4 }).then(() => undefined, (err: unknown) => err)
+    t.ok(full instanceof CollectionFull, 'refused with CollectionFull')
+    t.match(full, { statusCode: 409, code: 'API_ERR_COLLECTION_FULL', message: /holds 3 items/ })
+    t.same(await list(repository!), [{ n: 1 }, { n: 2 }, { n: 3 }], 'nothing stored')
+    t.equal(await repository!.replace(ids[1]!, { n: 20 }), true, 'a full collection still takes replacements')
+    t.equal(await repository!.delete(ids[0]!), true)
+    const id = await repository!.create({ n: 5 })
+    t.ok(id > ids[2]!, 'a delete makes room, and ids go on increasing')
+    await t.rejects(repository!.create({ n: 6 }), CollectionFull, 'full again')
+    t.same(await list(repository!), [{ n: 20 }, { n: 3 }, { n: 5 }])
+
+    const seeded = await stores.seeded(3)
+    t.equal(await seeded.create({ n: 1 }), 3, 'the seed counts: room for one more')
+    await t.rejects(seeded.create({ n: 2 }), CollectionFull, 'and then none')
+  })
+
+  t.test('concurrent creates on every replica never pass the ceiling, nor leave room unused', async (t) => {
+    const replicas = await stores.bounded(50, 4)
+    // Each replica connected first, so that their creates leave together.
+    await Promise.all(replicas.map((repository) => list(repository)))
+    const results = await Promise.allSettled(replicas.flatMap((repository) => Array.from({ length: 40 }, (_, n) => repository.create({ n }))))
+    const created = results.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
+    const refused = results.flatMap((result) => result.status === 'rejected' ? [result.reason] : [])
+    t.equal(created.length, 50, '50 created of 160')
+    t.equal(new Set(created).size, 50, 'distinct ids')
+    t.ok(refused.length === 110 && refused.every((err) => err instanceof CollectionFull), 'the 110 others refused, as full')
+    for (const repository of replicas) t.equal((await list(repository)).length, 50, 'each replica lists 50')
   })
 
   t.test('items are kept exactly as given', async (t) => {

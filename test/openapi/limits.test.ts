@@ -160,6 +160,14 @@ t.test('every bound of the Limits table on what a request may be is in the OpenA
     ['`GET /userStream?count`', (t, setting) => {
       const count = operation('get', '/userStream')?.parameters?.find((parameter) => parameter.name === 'count')
       t.equal(count?.schema.maximum, figure(setting))
+    }],
+    ['Items per collection', (t, setting, bound) => {
+      const ceiling = Number(/`COLLECTION_MAX_ITEMS` ([\d,]+)/.exec(setting)?.[1]?.replace(/,/g, ''))
+      const named = operationsNamed(bound)
+      t.equal(named.length, 2, 'the operations that add an item')
+      for (const [method, route] of named) {
+        t.match(operation(method, route)?.responses['409']?.description, `holds ${ceiling} `, `${method} ${route}: its 409 says the ceiling`)
+      }
     }]
   ]
 

@@ -249,6 +249,27 @@ t.test('50 concurrent POSTs: 50 distinct ids, all readable, each listed once', a
   for (const item of items) t.equal(list.filter((listed) => listed.name === item.name).length, 1, `${item.name} listed once`)
 })
 
+t.test('COLLECTION_MAX_ITEMS: a POST past it is 409 API_ERR_COLLECTION_FULL, nothing stored, concurrent ones too; a DELETE makes room', async (t) => {
+  const app = await build(t, { COLLECTION_MAX_ITEMS: '3' })
+  const created = await Promise.all(Array.from({ length: 10 }, (_, n) => post(app, { productId: n })))
+  t.same(created.map((res) => res.statusCode).sort(), [204, 204, 204, 409, 409, 409, 409, 409, 409, 409], '10 POSTs at once into room for 3')
+  assertError(t, created.find((res) => res.statusCode === 409)!, 409, 'The collection is full: it holds 3 items')
+  t.equal(json(created.find((res) => res.statusCode === 409)!).code, 'API_ERR_COLLECTION_FULL')
+  const full = await post(app, TEA, { prefer: 'return=representation' })
+  assertError(t, full, 409, 'delete one to add another')
+  t.notOk(full.headers.location, 'no Location')
+  t.equal(json<unknown[]>(await app.inject({ url: '/products' })).length, 3, 'nothing more stored')
+  const [id] = created.filter((res) => res.statusCode === 204).map((res) => locationId(t, res))
+  assertNoContent(t, await put(app, id!, PIE))
+  assertNoContent(t, await app.inject({ method: 'DELETE', url: `/products/${id}` }))
+  t.ok(await create(t, app, TEA) > 0, 'a DELETE makes room for one')
+  t.equal((await post(app, BARE)).statusCode, 409, 'and one only')
+  const document = json(await app.inject({ url: '/openapi.json' }))
+  t.match(document.paths['/products'].post.responses['409'].description, 'holds 3 products', 'the 409 is documented with the ceiling')
+  const unbounded = await build(t, { COLLECTION_MAX_ITEMS: '0' })
+  t.notOk(json(await unbounded.inject({ url: '/openapi.json' })).paths['/products'].post.responses['409'], 'COLLECTION_MAX_ITEMS=0: no ceiling, no 409')
+})
+
 t.test('concurrent writes lose nothing: PUTs on 20 items, and racing DELETEs of one', async (t) => {
   const app = await build(t)
   const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => create(t, app, { productId: i })))

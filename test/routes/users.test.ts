@@ -156,6 +156,17 @@ t.test('the user collection: POST, GET, PUT, DELETE on the same store as GET /us
   t.equal((await post(app, ISAAC)).headers.location, '/users/4', 'id 1 is not given again')
 })
 
+t.test('COLLECTION_MAX_ITEMS counts the sample users: 409 API_ERR_COLLECTION_FULL past it, GET /users and User-Count unchanged', async (t) => {
+  const app = await build(t, { COLLECTION_MAX_ITEMS: '3' })
+  t.equal((await post(app, ADA)).statusCode, 204, 'room for one after Isaac and Albert')
+  const full = await post(app, ADA)
+  assertError(t, full, 409, 'The collection is full: it holds 3 items')
+  t.equal(json(full).code, 'API_ERR_COLLECTION_FULL')
+  const list = await app.inject({ url: '/users' })
+  t.equal(users(list).length, 3)
+  t.equal(list.headers['user-count'], '3')
+})
+
 t.test('JSON User in, JSON User out: Prefer: return=representation', async (t) => {
   const app = await build(t)
   const created = await post(app, ADA, { prefer: 'return=representation' })

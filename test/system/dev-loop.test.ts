@@ -23,6 +23,7 @@ function project (dir: string) {
     'import fs from \'node:fs\'',
     `fs.appendFileSync(${JSON.stringify(starts)}, fs.readFileSync(${JSON.stringify(path.join(dir, 'dist', 'greeting.js'))}, 'utf8').match(/'(\\w+)'/)[1] + '\\n')`,
     'setInterval(() => {}, 1000)',
+    `process.on('SIGUSR2', () => fs.appendFileSync(${JSON.stringify(starts)}, 'SIGUSR2\\n'))`,
     'process.on(\'SIGTERM\', () => process.exit(0))'
   ].join('\n'))
   return {
@@ -36,7 +37,7 @@ t.test('npm run dev: one start; an edit that does not type-check keeps the last 
   const dir = t.testdir()
   const { source, command, started } = project(dir)
   let output = ''
-  const stop = devLoop({ project: path.join(dir, 'tsconfig.json'), command, write: (text: string) => { output += text }, color: false })
+  const { stop, signal } = devLoop({ project: path.join(dir, 'tsconfig.json'), command, write: (text: string) => { output += text }, color: false })
   t.teardown(() => stop())
 
   await until(() => started().length === 1, 60_000)
@@ -51,6 +52,11 @@ t.test('npm run dev: one start; an edit that does not type-check keeps the last 
   fs.writeFileSync(source, 'export const greeting: string = \'two\'\n')
   await until(() => started().length === 2, 60_000)
   t.same(started(), ['one', 'two'], 'a good edit: restarted on the new build')
+  signal('SIGUSR2')
+  await until(() => started().length === 3, 60_000)
+  t.same(started(), ['one', 'two', 'SIGUSR2'], 'a signal passed on reaches the app (scripts/dev.js passes on a second SIGINT or SIGTERM)')
   await stop()
+  signal('SIGUSR2')
+  t.same(started(), ['one', 'two', 'SIGUSR2'], 'once it has stopped, nothing to pass a signal to')
   t.match(output, /\[dev\] starting: .*\n[^]*\[dev\] restarting: /)
 })

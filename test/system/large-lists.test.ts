@@ -144,7 +144,8 @@ async function slowClients (t: Test, app: FastifyInstance) {
 
 t.test('the memory store: several slow clients of a long list, in bounded memory, /health answered', async (t) => {
   let users: Repository<User> | undefined
-  const app = await build(t, {}, {
+  // No ceiling: more users than the default's.
+  const app = await build(t, { COLLECTION_MAX_ITEMS: '0' }, {
     onRoute: function (this: FastifyInstance, route: RouteOptions) { if (route.url === '/users' && users === undefined) users = this.store.users }
   })
   for (let n = 1; n <= USERS; n++) await users!.create(userOf(n))

@@ -6,7 +6,8 @@ import { repositoryContract, type Item } from '../../helpers/repository-contract
 t.test('the memory store', async (t) => {
   repositoryContract(t, {
     empty: async () => memoryRepository<Item>(),
-    seeded: async () => memoryRepository<Item>(SAMPLE_USERS, USER_SORT_KEYS as Record<string, SortKey<Item>>)
+    seeded: async (maxItems) => memoryRepository<Item>(SAMPLE_USERS, USER_SORT_KEYS as Record<string, SortKey<Item>>, maxItems),
+    bounded: async (maxItems, replicas) => Array(replicas).fill(memoryRepository<Item>([], {}, maxItems))
   })
 
   t.test('its items are frozen: a caller that tries to change one gets an error', async (t) => {

@@ -24,10 +24,11 @@ t.test('the migrations', async (t) => {
       { version: 1, name: 'collections', msg: 'database migration applied' },
       { version: 2, name: 'sample-users', msg: 'database migration applied' },
       { version: 3, name: 'auth-failures', msg: 'database migration applied' },
-      { version: 4, name: 'lists', msg: 'database migration applied' }
+      { version: 4, name: 'lists', msg: 'database migration applied' },
+      { version: 5, name: 'collection-room', msg: 'database migration applied' }
     ])
     await migrate(client, logger)
-    t.equal(logged.length, 4, 'nothing more the second time')
+    t.equal(logged.length, 5, 'nothing more the second time')
     const { rows } = await client.query('SELECT id, item FROM users ORDER BY id')
     t.same(rows, [{ id: '1', item: SAMPLE_USERS[0] }, { id: '2', item: SAMPLE_USERS[1] }], 'the sample users once, as 1 and 2')
   })
@@ -37,7 +38,7 @@ t.test('the migrations', async (t) => {
     const serving = await server.createDatabase()
     const quiet = { info () {}, warn () {} }
     const config = loadConfig({ DATABASE_URL: serving, DATABASE_MIGRATION_URL: migrating })
-    t.equal(await migrateDatabase(config, quiet), 4, 'at the latest migration')
+    t.equal(await migrateDatabase(config, quiet), 5, 'at the latest migration')
     const version = async (url: string) => {
       const client = new pg.Client(url)
       await client.connect()
@@ -47,9 +48,9 @@ t.test('the migrations', async (t) => {
         await client.end()
       }
     }
-    t.equal(await version(migrating), 4, 'the migration URL\'s database was migrated')
+    t.equal(await version(migrating), 5, 'the migration URL\'s database was migrated')
     t.equal(await version(serving), 0, 'the service\'s was not')
-    t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 4, 'without one, DATABASE_URL\'s')
+    t.equal(await migrateDatabase(loadConfig({ DATABASE_URL: serving }), quiet), 5, 'without one, DATABASE_URL\'s')
     await t.rejects(migrateDatabase(loadConfig({}), quiet), { code: 'API_ERR_NO_DATABASE' })
   })
 
@@ -102,7 +103,7 @@ t.test('the migrations', async (t) => {
     t.teardown(() => Promise.all(clients.map((client) => client.end())))
     await Promise.all(clients.map((client) => migrate(client, log)))
     const [client] = clients
-    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3', '4'])
+    t.same((await client!.query('SELECT version FROM schemaversion ORDER BY version')).rows.map((row) => row.version), ['0', '1', '2', '3', '4', '5'])
     t.same((await client!.query('SELECT item FROM users ORDER BY id')).rows.map((row) => row.item), SAMPLE_USERS, 'two users, not twelve')
   })
 
@@ -130,7 +131,8 @@ t.test('released migrations never change (but for the comments of REWORDED_MIGRA
     '001.do.collections.sql': '87acb2d0c9c8217b9308538f19cd7f61',
     '002.do.sample-users.sql': '74dd1ab7e643fc8b640534af6526c704',
     '003.do.auth-failures.sql': '4b7ac0ca6285d0ae28292c09975c8e57',
-    '004.do.lists.sql': '6168d62341ac12e5a1f719df9b944b5b'
+    '004.do.lists.sql': '6168d62341ac12e5a1f719df9b944b5b',
+    '005.do.collection-room.sql': '0ee77655dd9e31cf746d2e10c0cae4c7'
   }
   for (const [file, md5] of Object.entries(released)) {
     t.equal(createHash('md5').update(fs.readFileSync(path.join(dir, file), 'utf8')).digest('hex'), md5, `${file}: a change is a new file (migrations/README.md)`)

@@ -18,7 +18,11 @@ t.test('the PostgreSQL repository', async (t) => {
 
   repositoryContract(t, {
     empty: async () => postgresRepository<Item>(pool(await database()), 'products'),
-    seeded: async () => postgresRepository<Item>(pool(await database()), 'users', { sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') } })
+    seeded: async (maxItems) => postgresRepository<Item>(pool(await database()), 'users', { sortKeys: { age: jsonIntegerKey('age'), name: jsonStringKey('name') }, maxItems }),
+    bounded: async (maxItems, replicas) => {
+      const url = await database()
+      return Array.from({ length: replicas }, () => postgresRepository<Item>(pool(url), 'products', { maxItems }))
+    }
   })
 
   t.test('a long list counts and reads in one snapshot: a write between its statements is in neither', async (t) => {

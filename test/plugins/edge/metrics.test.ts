@@ -64,7 +64,7 @@ const refusals = (samples: Sample[]) =>
   Object.fromEntries(REFUSAL_CAUSES.map((cause) => [cause, valueOf(samples, 'http_requests_refused_total', { cause })]))
 
 /** No refusal of any cause. */
-const NONE_REFUSED = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0 }
+const NONE_REFUSED = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0 }
 
 /** The hooks the metrics add to the API's routes. */
 const HOOKS = [/measureRequest/, /countInFlight/, /countRefusal/]
@@ -276,6 +276,14 @@ t.test('http_requests_refused_total: a 413 counts under body_too_large alone; ot
   assertError(t, await app.inject({ method: 'POST', url: '/users', headers: json, payload: '{}' }), 400)
   assertError(t, await app.inject({ url: '/users/99' }), 404)
   t.same(refusals(await samplesOf(address)), { ...NONE_REFUSED, body_too_large: 1 })
+})
+
+t.test('http_requests_refused_total: a POST to a full collection counts under collection_full alone', async (t) => {
+  const { app, address } = await buildWithMetrics(t, { COLLECTION_MAX_ITEMS: '3' })
+  const post = () => app.inject({ method: 'POST', url: '/users', payload: { name: 'Ada', age: 36, email: 'ada@example.org', registration_date: '1843-07-01' } })
+  t.equal((await post()).statusCode, 204, 'the third user, after the two samples')
+  assertError(t, await post(), 409, 'The collection is full')
+  t.same(refusals(await samplesOf(address)), { ...NONE_REFUSED, collection_full: 1 })
 })
 
 t.test('app_ready is 0 from the moment the app starts closing, while it drains', async (t) => {

@@ -6,44 +6,56 @@ export interface OperationInfo {
   readonly security?: 'basic' | 'bearer'
   /** The statuses it documents that are not a success (those of its HTTP ApiErrors). */
   readonly errors: readonly number[]
-  /** The headers each success status declares, and the type of their values. */
-  readonly headers?: { readonly [status: number]: { readonly [name: string]: 'string' | 'integer' | 'number' | 'boolean' } }
+  /** The headers each status declares, and the type of their values (`?`: the header is optional). */
+  readonly headers?: { readonly [status: number]: { readonly [name: string]: HeaderType } }
 }
+
+/** The type of a header's value; `?` after it: the header is optional. */
+export type HeaderType = 'string' | 'integer' | 'number' | 'boolean' | 'string?' | 'integer?' | 'number?' | 'boolean?'
+
+// The sets of headers that several responses declare.
+const HEADERS_0 = { 'Retry-After': 'integer' } as const
+const HEADERS_1 = { 'Accept-Encoding': 'string?' } as const
+const HEADERS_2 = { 'Accept-Ranges': 'string', 'Content-Range': 'string?', 'Next-Range': 'string?', 'Total-Count': 'integer' } as const
+const HEADERS_3 = { 'WWW-Authenticate': 'string' } as const
+const HEADERS_4 = { Location: 'string', 'Preference-Applied': 'string?' } as const
+const HEADERS_5 = { 'Preference-Applied': 'string?' } as const
+const HEADERS_6 = { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string' } as const
 
 /** Each operation of the API, by `METHOD /path`. */
 export const operations = {
   'GET /failing': { errors: [406, 413, 503] },
-  'GET /myfile.txt': { errors: [404, 406, 413, 500, 503] },
-  'GET /openapi.json': { errors: [406, 413, 503] },
-  'GET /isaac': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer', 'X-A-Bool': 'boolean' } } },
-  'GET /albert': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer', 'X-A-Bool': 'boolean' } } },
-  'GET /a': { errors: [406, 413, 503] },
-  'GET /b': { errors: [400, 406, 413, 415, 503] },
-  'GET /colors': { errors: [400, 406, 413, 503], headers: { 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } },
-  'GET /docs': { errors: [406, 413, 503] },
+  'GET /myfile.txt': { errors: [404, 406, 413, 500, 503], headers: { 503: HEADERS_0 } },
+  'GET /openapi.json': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
+  'GET /isaac': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer?', 'X-A-Bool': 'boolean?' }, 503: HEADERS_0 } },
+  'GET /albert': { errors: [406, 413, 503], headers: { 200: { 'X-An-Int': 'integer', 'X-A-Bool': 'boolean' }, 503: HEADERS_0 } },
+  'GET /a': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
+  'GET /b': { errors: [400, 406, 413, 415, 503], headers: { 415: HEADERS_1, 503: HEADERS_0 } },
+  'GET /colors': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_2, 503: HEADERS_0 } },
+  'GET /docs': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
   'GET /health': { errors: [406, 413] },
-  'GET /hello': { errors: [406, 413, 503] },
-  'GET /list-all/users': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } },
-  'POST /marketing': { errors: [400, 406, 413, 415, 503] },
-  'GET /persons': { errors: [406, 413, 503] },
-  'GET /position/{x}/{y}': { errors: [400, 406, 413, 414, 503] },
-  'GET /products': { errors: [400, 406, 413, 503], headers: { 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } },
-  'POST /products': { security: 'bearer', errors: [400, 401, 406, 409, 413, 415, 429, 503], headers: { 201: { Location: 'string', 'Preference-Applied': 'string' }, 204: { Location: 'string', 'Preference-Applied': 'string' } } },
-  'GET /products/{productid}': { errors: [400, 404, 406, 413, 414, 503] },
-  'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503], headers: { 200: { 'Preference-Applied': 'string' }, 204: { 'Preference-Applied': 'string' } } },
-  'DELETE /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 429, 503] },
+  'GET /hello': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
+  'GET /list-all/users': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
+  'POST /marketing': { errors: [400, 406, 413, 415, 503], headers: { 415: HEADERS_1, 503: HEADERS_0 } },
+  'GET /persons': { errors: [406, 413, 503], headers: { 503: HEADERS_0 } },
+  'GET /position/{x}/{y}': { errors: [400, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'GET /products': { errors: [400, 406, 413, 503], headers: { 206: HEADERS_2, 503: HEADERS_0 } },
+  'POST /products': { security: 'bearer', errors: [400, 401, 406, 409, 413, 415, 429, 503], headers: { 201: HEADERS_4, 204: HEADERS_4, 401: HEADERS_3, 415: HEADERS_1, 429: HEADERS_0, 503: HEADERS_0 } },
+  'GET /products/{productid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'PUT /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 415, 429, 503], headers: { 200: HEADERS_5, 204: HEADERS_5, 401: HEADERS_3, 415: HEADERS_1, 429: HEADERS_0, 503: HEADERS_0 } },
+  'DELETE /products/{productid}': { security: 'bearer', errors: [400, 401, 404, 406, 413, 414, 429, 503], headers: { 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
   'GET /ready': { errors: [406, 413, 503] },
-  'GET /static/{path}': { errors: [304, 400, 404, 413, 416, 503], headers: { 200: { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string' }, 206: { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string', 'Content-Range': 'string' } } },
-  'GET /user/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
-  'DELETE /user/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
-  'GET /userStream': { errors: [400, 406, 413, 503] },
-  'POST /users': { errors: [400, 406, 409, 413, 415, 503], headers: { 201: { Location: 'string', 'Preference-Applied': 'string' }, 204: { Location: 'string', 'Preference-Applied': 'string' } } },
-  'GET /users': { errors: [400, 406, 413, 503], headers: { 200: { 'User-Count': 'integer' }, 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } },
-  'GET /users/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
-  'PUT /users/{userid}': { errors: [400, 404, 406, 413, 414, 415, 503], headers: { 200: { 'Preference-Applied': 'string' }, 204: { 'Preference-Applied': 'string' } } },
-  'DELETE /users/{userid}': { errors: [400, 404, 406, 413, 414, 503] },
-  'GET /users/list-all': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } },
-  'GET /users/list-all/now': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: { 'Accept-Ranges': 'string', 'Content-Range': 'string', 'Next-Range': 'string', 'Total-Count': 'integer' } } }
+  'GET /static/{path}': { errors: [304, 400, 404, 413, 416, 503], headers: { 200: HEADERS_6, 206: { ETag: 'string', 'Last-Modified': 'string', 'Cache-Control': 'string', 'Accept-Ranges': 'string', 'Content-Range': 'string' }, 304: HEADERS_6, 503: HEADERS_0 } },
+  'GET /user/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'DELETE /user/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'GET /userStream': { errors: [400, 406, 413, 503], headers: { 503: HEADERS_0 } },
+  'POST /users': { errors: [400, 406, 409, 413, 415, 503], headers: { 201: HEADERS_4, 204: HEADERS_4, 415: HEADERS_1, 503: HEADERS_0 } },
+  'GET /users': { errors: [400, 406, 413, 503], headers: { 200: { 'User-Count': 'integer' }, 206: HEADERS_2, 503: HEADERS_0 } },
+  'GET /users/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'PUT /users/{userid}': { errors: [400, 404, 406, 413, 414, 415, 503], headers: { 200: HEADERS_5, 204: HEADERS_5, 415: HEADERS_1, 503: HEADERS_0 } },
+  'DELETE /users/{userid}': { errors: [400, 404, 406, 413, 414, 503], headers: { 503: HEADERS_0 } },
+  'GET /users/list-all': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } },
+  'GET /users/list-all/now': { security: 'basic', errors: [400, 401, 406, 413, 429, 503], headers: { 206: HEADERS_2, 401: HEADERS_3, 429: HEADERS_0, 503: HEADERS_0 } }
 } as const satisfies Readonly<Record<string, OperationInfo>>
 
 export type Operations = typeof operations

@@ -5,7 +5,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * The streamed answers open per client address (lib/stream-slots.ts), held to
-     * STREAMS_PER_CLIENT: a stream takes a slot before its status is sent (reply.ndjson, a long
+     * STREAMS_PER_CLIENT: a stream takes a slot before its status is sent (an NDJSON answer, a long
      * list), or is refused with 429, and gives it back when it is over.
      */
     readonly streamSlots: StreamSlots

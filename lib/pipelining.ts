@@ -13,6 +13,14 @@ import { DROP_LOG_INTERVAL_MS } from './connections.js'
  */
 export const PIPELINE_DEPTH = 16
 
+/**
+ * How long (ms) a connection cut for its pipelining may go without taking any of its answers
+ * before it is destroyed: the requests node:http parsed past the depth (up to some 1,700 of them
+ * per read) are held by node:http until the connection is gone, and a client that reads nothing
+ * would otherwise keep them, and the connection, for as long as it stays.
+ */
+export const CUT_IDLE_MS = 10_000
+
 interface Pipeline {
   /** Requests handed to the app and not answered yet. */
   inFlight: number
@@ -26,7 +34,8 @@ interface Pipeline {
  * Holds `server`'s connections to `depth` requests in flight each. The request past it, and every
  * one after it on that connection, is not handed to the app: nothing more of the connection is
  * read, the answers in flight are sent (the last with `Connection: close` when it has not begun),
- * then the connection closes, lingering (lib/lingering-close.ts). RFC 9112, 9.3.2: a client whose
+ * then the connection closes, lingering (lib/lingering-close.ts), or is destroyed if its client
+ * takes nothing of them for `idleMs` (CUT_IDLE_MS). RFC 9112, 9.3.2: a client whose
  * connection closes before the answers to all its pipelined requests sends the others again.
  * `logCut` is told how many connections were cut so, at most once every DROP_LOG_INTERVAL_MS.
  *
@@ -35,7 +44,7 @@ interface Pipeline {
  * socket only once an answer backs up, after the parser has handed on the whole buffer it read.
  * The app's handler is wrapped here: the requests past the depth cost their parsing only.
  */
-export function boundPipelining (server: Server, depth: number, logCut: (cut: number) => void): void {
+export function boundPipelining (server: Server, depth: number, logCut: (cut: number) => void, idleMs = CUT_IDLE_MS): void {
   const handlers = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>
   server.removeAllListeners('request')
   const pipelines = new WeakMap<Socket, Pipeline>()
@@ -46,7 +55,7 @@ export function boundPipelining (server: Server, depth: number, logCut: (cut: nu
     if (pipeline === undefined) pipelines.set(socket, pipeline = { inFlight: 0, last: response, cut: false })
     if (pipeline.cut) return
     if (pipeline.inFlight >= depth) {
-      cut(socket, pipeline)
+      cut(socket, pipeline, idleMs)
       log()
       return
     }
@@ -60,10 +69,14 @@ export function boundPipelining (server: Server, depth: number, logCut: (cut: nu
   })
 }
 
-/** Stops handing on the connection's requests; it closes once the answers in flight are sent. */
-function cut (socket: Socket, pipeline: Pipeline): void {
+/**
+ * Stops handing on the connection's requests; it closes once the answers in flight are sent, or
+ * is destroyed once its client has taken nothing of them for `idleMs`.
+ */
+function cut (socket: Socket, pipeline: Pipeline, idleMs: number): void {
   pipeline.cut = true
   dropInput(socket)
+  socket.setTimeout(idleMs, () => socket.destroy())
   // node:http closes a connection after an answer with Connection: close: lingering, not at once.
   socket.destroySoon = () => lingeringClose(socket)
   if (!pipeline.last.headersSent) pipeline.last.shouldKeepAlive = false

@@ -1,9 +1,10 @@
 import { once } from 'node:events'
+import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { PIPELINE_DEPTH } from '../../lib/pipelining.js'
+import { PIPELINE_DEPTH, boundPipelining } from '../../lib/pipelining.js'
 import { build, buildPlugins, logSink, until } from '../helpers/index.js'
 
 // The bound on pipelined requests (lib/pipelining.ts, registered by plugins/connections.ts), on a
@@ -123,4 +124,22 @@ t.test('GET /openapi.json pipelined 2,000 times by a client that reads late: the
   socket.resume()
   await within(once(socket, 'close'))
   t.equal(text.split('HTTP/1.1 200 OK').length - 1, PIPELINE_DEPTH)
+})
+
+t.test('a cut connection whose client takes nothing of its answers is destroyed after CUT_IDLE_MS, freeing what node:http holds for it', async (t) => {
+  const server = http.createServer((_request, response) => { response.end('x'.repeat(1 << 20)) })
+  const cuts: number[] = []
+  boundPipelining(server, 2, (cut) => cuts.push(cut), 200)
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const accepted = once(server, 'connection') as Promise<[net.Socket]>
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1')
+  t.teardown(() => socket.destroy())
+  socket.pause()
+  socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(100))
+  const [connection] = await accepted
+  await within(once(connection, 'close'))
+  t.pass('destroyed while its client read nothing (which, not reading, has not seen it)')
+  t.same(cuts, [1])
 })

@@ -24,16 +24,23 @@ const ENCODERS: Record<PreparedEncoding, (body: Buffer) => Promise<Buffer>> = {
  */
 export class PreparedBody {
   readonly identity: Buffer
-  readonly #encoded = new Map<PreparedEncoding, Promise<Buffer>>()
+  /** Each coding: its bytes once made, the promise of them while they are being made. */
+  readonly #encoded = new Map<PreparedEncoding, Buffer | Promise<Buffer>>()
 
   constructor (text: string) {
     this.identity = Buffer.from(text, 'utf8')
   }
 
-  /** The body in a content coding: made once, whoever asks first. */
-  encoded (encoding: PreparedEncoding): Promise<Buffer> {
+  /** The body in a content coding: made once, whoever asks first; the bytes themselves, no promise, once made. */
+  encoded (encoding: PreparedEncoding): Buffer | Promise<Buffer> {
     let body = this.#encoded.get(encoding)
-    if (body === undefined) this.#encoded.set(encoding, body = ENCODERS[encoding](this.identity))
+    if (body === undefined) {
+      const made = ENCODERS[encoding](this.identity)
+      this.#encoded.set(encoding, body = made.then((bytes) => {
+        this.#encoded.set(encoding, bytes)
+        return bytes
+      }))
+    }
     return body
   }
 }

@@ -24,16 +24,17 @@ const openapi: FastifyPluginAsyncTypebox = async (fastify) => {
         ...errorResponses(406)
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     // Built on the first request (the routes are all known by then), then kept as bytes: a
     // megabyte and more, which every request used to write anew (and compress, for most clients).
     document ??= new PreparedBody(JSON.stringify(fastify.swagger()))
-    if (!COMPRESSION) return reply.send(document.identity)
+    if (!COMPRESSION) return document.identity
     reply.header('vary', 'accept-encoding')
     const encoding = request.accepts().encoding([...PREPARED_ENCODINGS, 'identity'])
-    if (encoding === false || encoding === 'identity') return reply.send(document.identity)
-    const body = await document.encoded(encoding as PreparedEncoding)
-    return reply.header('content-encoding', encoding).send(body)
+    if (encoding === false || encoding === 'identity') return document.identity
+    reply.header('content-encoding', encoding)
+    // A promise only while the coding is being made, for the first requests that ask for it.
+    return document.encoded(encoding as PreparedEncoding)
   })
 
   // One route serves the document. Swagger UI asks for it at ./json beside its page: that request

@@ -11,6 +11,7 @@ t.test('a prepared body: its bytes, and each coding made once, on first demand',
     const first = body.encoded(encoding)
     t.equal(body.encoded(encoding), first, `${encoding}: one promise, whoever asks`)
     const bytes = await first
+    t.equal(body.encoded(encoding), bytes, `${encoding}: once made, the bytes themselves`)
     t.ok(bytes.length < body.identity.length / 10, `${encoding}: compressed`)
     t.equal(decode[encoding](bytes).toString('utf8'), text, `${encoding}: the same text`)
   }

@@ -1742,7 +1742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2236,6 +2236,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2393,7 +2412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2728,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2886,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3487,6 +3506,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3697,6 +3735,25 @@ export interface operations {
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4425,7 +4482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4602,7 +4659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */

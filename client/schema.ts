@@ -1745,7 +1745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2242,6 +2242,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -2419,7 +2438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2757,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2915,7 +2934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3516,6 +3535,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds */
             503: {
                 headers: {
@@ -3726,6 +3764,25 @@ export interface operations {
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "<what was wrong>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "code": "API_ERR_AUTH_RATE_LIMITED",
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many failed authentications from this address; retry in 840 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4477,7 +4534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4654,7 +4711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (or failed authentications) from this address: try again after Retry-After seconds */
+            /** @description Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { contentRangeHeader, nextRangeHeader } from './range/grammar.js'
 import { ID_FIELD, nextKeyedRange, parseIdRange } from './range/keyed.js'
-import { sendList, type ListEncoding } from './list-body.js'
+import { sendList, type ListEncoding, type StreamTies } from './list-body.js'
 import type { Listing, Repository } from './repository.js'
 import { RangeWithSort } from './error-codes.js'
 
@@ -60,7 +60,7 @@ export function answerList<T> (request: FastifyRequest, reply: FastifyReply, ans
 /** The whole list, 200, with the count header. */
 function answerWhole<T> (reply: FastifyReply, listing: Listing<T>, { countHeader, encodings = {} }: ListAnswer<T>): Promise<void> | undefined {
   if (countHeader !== undefined) reply.header(countHeader, listing.total)
-  return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
+  return sendList(reply, listing, encodingOf(reply, encodings), streamTies(reply))
 }
 
 /** The page by id a Range asks for, 206. */
@@ -76,7 +76,13 @@ async function answerPage<T> (reply: FastifyReply, header: string, { repository,
   const next = nextKeyedRange(range, listing)
   if (next !== undefined) reply.header('next-range', nextRangeHeader(next))
   reply.code(206).header('total-count', listing.total)
-  return sendList(reply, listing, encodingOf(reply, encodings), reply.server.drainEnded)
+  return sendList(reply, listing, encodingOf(reply, encodings), streamTies(reply))
+}
+
+/** A long list is cut by the drain's end, and holds one of its client's stream slots (plugins/streams.ts). */
+function streamTies (reply: FastifyReply): StreamTies {
+  const { server, request } = reply
+  return { drainEnded: server.drainEnded, takeSlot: () => server.streamSlots.take(request.ip) }
 }
 
 /** The encoding of the media type content negotiation chose (JSON's where the route does not negotiate). */

@@ -1,7 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { collectionSchemas } from '../schemas/collection.js'
-import { UnavailableResponse, errorResponses } from '../schemas/common.js'
+import { TooManyResponse, UnavailableResponse, errorResponses } from '../schemas/common.js'
 import { answerList } from './collection-list.js'
 import { StoredJson, type Listed, type Repository } from './repository.js'
 import { ItemNotFound } from './error-codes.js'
@@ -75,7 +75,7 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
           'A malformed Range is a 400.',
         produces: ['application/json'],
         headers: ListHeaders,
-        response: { 200: Items, 206: Page, ...errorResponses(400, 406), 503: UnavailableResponse }
+        response: { 200: Items, 206: Page, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
       }
     }, (request, reply) => answerList(request, reply, { repository }))
   }

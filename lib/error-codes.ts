@@ -35,6 +35,7 @@ export const CollectionFull = createError('API_ERR_COLLECTION_FULL', 'The collec
 export const RateLimited = createError('API_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)
 export const TooManyUserFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
 export const TooManyFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
+export const TooManyStreams = createError('API_ERR_TOO_MANY_STREAMS', 'This address has %s streamed answers open already, as many as it may (STREAMS_PER_CLIENT); retry in %s seconds', 429)
 export const FailureTableFull = createError('API_ERR_AUTH_TABLE_FULL', 'The service counts as many failed authentications as it can hold; retry in %s seconds', 503)
 
 // The service's own state: its database, its shutdown, its readiness.

@@ -38,15 +38,7 @@ export function lingeringClose (socket: Socket, { ms = LINGER_MS, bytes = LINGER
     clearTimeout(timer)
     socket.destroy()
   }
-  // node:http's parser reads the socket through its 'data' listener, or from C++ until a 'data'
-  // listener is added (its wrapper of `on` then hands the reading back to the stream): after this,
-  // only ours reads.
-  socket.removeAllListeners('data')
-  let dropped = 0
-  socket.on('data', (chunk: Buffer) => {
-    dropped += chunk.length
-    if (dropped >= bytes) socket.pause()
-  })
+  dropInput(socket, bytes)
   // Before node:http's own listener, which reports the request it was left parsing as a client
   // error: the socket is already destroyed then, and lib/framework-errors.ts says nothing.
   socket.prependOnceListener('end', close)
@@ -56,6 +48,22 @@ export function lingeringClose (socket: Socket, { ms = LINGER_MS, bytes = LINGER
   else socket.once('finish', flushed)
   if (!socket.writableEnded) socket.end()
   socket.resume()
+}
+
+/**
+ * Takes the socket's reading from node:http's parser: what arrives from now on is dropped, up to
+ * `bytes`, then no longer read (the client's sends wait). No further request on it is parsed.
+ */
+export function dropInput (socket: Socket, bytes = LINGER_BYTES): void {
+  // node:http's parser reads the socket through its 'data' listener, or from C++ until a 'data'
+  // listener is added (its wrapper of `on` then hands the reading back to the stream): after this,
+  // only ours reads.
+  socket.removeAllListeners('data')
+  let dropped = 0
+  socket.on('data', (chunk: Buffer) => {
+    dropped += chunk.length
+    if (dropped >= bytes) socket.pause()
+  })
 }
 
 /**

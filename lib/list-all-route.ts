@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { UnavailableResponse, errorResponses } from '../schemas/common.js'
+import { TooManyResponse, UnavailableResponse, errorResponses } from '../schemas/common.js'
 import { ListAllRequestHeadersSchema, UsersPageSchema, UsersSchema } from '../schemas/user.js'
 import { answerList } from './collection-list.js'
 
@@ -16,7 +16,7 @@ export function listAllRoute (fastify: FastifyInstance, url: string, summary: st
         'a `Range` header asks for a page by id, as on GET /users.',
       produces: ['application/json'],
       headers: ListAllRequestHeadersSchema,
-      response: { 200: UsersSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 503: UnavailableResponse }
+      response: { 200: UsersSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
     },
     config: { auth: 'basic' }
   }, function listAll (request, reply) {

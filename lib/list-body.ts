@@ -117,14 +117,14 @@ const LIST_LOG: PullLog = {
  *   than taking it for the whole; a failure is logged.
  */
 export class ListBody<T> extends PullStream {
-  constructor (reply: FastifyReply, encoder: ListEncoder<T>, head: string, drainEnded?: AbortSignal) {
+  constructor (reply: FastifyReply, encoder: ListEncoder<T>, head: string, drainEnded?: AbortSignal, release?: () => void) {
     const chunks: PullSource = {
       next: () => encoder.chunk(CHUNK_SIZE),
       get done () { return encoder.done },
       get items () { return encoder.written },
       close: () => encoder.close()
     }
-    super(reply, chunks, { log: LIST_LOG, stop: drainEnded, head })
+    super(reply, chunks, { log: LIST_LOG, stop: drainEnded, head, release })
   }
 }
 
@@ -133,15 +133,22 @@ function sendWhole (reply: FastifyReply, body: string): FastifyReply {
   return reply.serializer(String).send(body)
 }
 
+/** How a long list is tied to the service: the stop that cuts it, and the slot its client's address takes (lib/stream-slots.ts). */
+export interface StreamTies {
+  drainEnded?: AbortSignal
+  /** Takes a stream slot for the request's client, or throws the refusal; returns what gives it back. */
+  takeSlot?: () => () => void
+}
+
 /**
  * Sends a listing in an encoding: whole when its body is shorter than WHOLE_BODY (with its
- * Content-Length), else as a ListBody. A short listing's items are written at once,
+ * Content-Length), else as a ListBody, which takes a stream slot (`ties.takeSlot`). A short listing's items are written at once,
  * and sent then and there: undefined, no promise, so that a handler can answer without one. A
  * HEAD request of a long list gets the headers only: nothing more is read. A failure before the
  * body starts is thrown (rejected), for the error handler to answer (a 503 when the database is
- * unavailable).
+ * unavailable, a 429 when the client has as many streams open as it may).
  */
-export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<void> | undefined {
+export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, ties: StreamTies = {}): Promise<void> | undefined {
   if (listing.items !== undefined) {
     const body = wholeBody(listing.items, encoding)
     // (Such a listing holds nothing to release.)
@@ -150,11 +157,11 @@ export function sendList<T> (reply: FastifyReply, listing: Listing<T>, encoding:
       return undefined
     }
   }
-  return sendLong(reply, listing, encoding, drainEnded)
+  return sendLong(reply, listing, encoding, ties)
 }
 
 /** sendList of a listing that may be long: its first WHOLE_BODY characters tell. Settles when the response has ended (it adopts the reply's own `then`). */
-async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, drainEnded?: AbortSignal): Promise<void> {
+async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: ListEncoding<T>, { drainEnded, takeSlot }: StreamTies): Promise<void> {
   const encoder = new ListEncoder(listing, encoding)
   let head: string
   try {
@@ -171,5 +178,12 @@ async function sendLong<T> (reply: FastifyReply, listing: Listing<T>, encoding: 
     await encoder.close()
     return reply.send(Readable.from([]))
   }
-  return reply.send(new ListBody(reply, encoder, head, drainEnded))
+  let release: (() => void) | undefined
+  try {
+    release = takeSlot?.()
+  } catch (err) {
+    await encoder.close()
+    throw err
+  }
+  return reply.send(new ListBody(reply, encoder, head, drainEnded, release))
 }

@@ -58,7 +58,7 @@ const NDJSON_LOG: PullLog = {
  * a failure is the source's error (its statusCode, else 500), and the stop the `refusal`.
  */
 export class NdjsonBody extends PullStream {
-  constructor (reply: FastifyReply, source: ItemSource<unknown>, serialize: Serialize, options: Pick<PullOptions, 'stop' | 'refusal'>) {
+  constructor (reply: FastifyReply, source: ItemSource<unknown>, serialize: Serialize, options: Pick<PullOptions, 'stop' | 'refusal' | 'release'>) {
     super(reply, new Lines(source, serialize), { ...options, log: NDJSON_LOG })
   }
 }

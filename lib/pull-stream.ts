@@ -6,6 +6,15 @@ import { cutAtEnd } from './lingering-close.js'
 /** A streamed body is written in chunks of about this many characters (and its stream buffers one). */
 export const CHUNK_SIZE = 64 * 1024
 
+/**
+ * The bytes of a response that Node may hold for its socket (those the kernel has not taken yet)
+ * below which a streamed body produces its next chunk: the socket's own high-water mark, Node 24's
+ * default for a stream (`writableNeedDrain` turns true at it, and 'drain' comes when it empties).
+ * So Node holds less than this and one chunk of a stream its client does not read; the kernel's
+ * send buffer comes on top (docs/operations.md, "Limits").
+ */
+export const SOCKET_AHEAD = 64 * 1024
+
 /** Whether a value is a promise (or any thenable): a source that makes us wait. */
 export const isThenable = <T = unknown> (value: unknown): value is PromiseLike<T> =>
   typeof (value as PromiseLike<T> | null)?.then === 'function'
@@ -54,6 +63,8 @@ export interface PullOptions {
    * Fastify to answer with instead (a 503 the client may retry). Without it, the body is cut.
    */
   refusal?: () => Error
+  /** Called once when the stream is over, whatever ended it: gives back its client's stream slot (lib/stream-slots.ts). */
+  release?: () => void
 }
 
 /**
@@ -64,6 +75,10 @@ export interface PullOptions {
  * - Pieces are gathered into chunks of CHUNK_SIZE; a chunk is sent early when the source makes us
  *   wait (so pieces are written as they are produced), and the event loop gets a turn between
  *   chunks, so that other requests are served meanwhile.
+ * - A chunk is begun only while the response's socket wants more (`writableNeedDrain` false: Node
+ *   holds less than SOCKET_AHEAD of it that the kernel has not taken), else once it drains: the
+ *   stream's own buffer and the pipe's would otherwise let a chunk more be produced for a client
+ *   that reads nothing, and the compressor between them more again.
  * - Destroyed (the client went away): the source is closed; nothing more is pulled; logged.
  * - Cut short, by the stop (`options.stop`: no more pieces are pulled) or by the source failing:
  *   the source is closed and never pulled again. Once the status is committed (a head, or an item
@@ -79,6 +94,7 @@ export class PullStream extends Readable {
   readonly #stop: AbortSignal | undefined
   readonly #refusal: (() => Error) | undefined
   readonly #headed: boolean
+  readonly #release: (() => void) | undefined
   #batch = ''
   #wanted = false
   #pumping = false
@@ -91,8 +107,18 @@ export class PullStream extends Readable {
     if (!this.#pumping) this.#endEarly()
   }
 
-  constructor (reply: Pick<FastifyReply, 'log' | 'raw'>, source: PullSource, { log, stop, head, refusal }: PullOptions) {
+  /** The socket has drained: the chunk it held back is produced, if the stream still wants it. */
+  readonly #onDrain = () => {
+    this.#waiting = undefined
+    if (this.#wanted && !this.#pumping && !this.#ended) this.#pump()
+  }
+
+  /** The socket whose drain the stream waits for, while it waits. */
+  #waiting: Pick<NodeJS.WritableStream, 'removeListener'> | undefined
+
+  constructor (reply: Pick<FastifyReply, 'log' | 'raw'>, source: PullSource, { log, stop, head, refusal, release }: PullOptions) {
     super({ highWaterMark: CHUNK_SIZE })
+    this.#release = release
     this.#reply = reply
     this.#source = source
     this.#log = log
@@ -117,6 +143,7 @@ export class PullStream extends Readable {
           this.#endEarly()
           return
         }
+        if (this.#batch === '' && this.#socketFull()) return
         let piece = this.#source.next()
         if (typeof piece === 'object') {
           // The source makes us wait: if it is still waiting once the event loop turns, send what we have.
@@ -143,6 +170,21 @@ export class PullStream extends Readable {
     } finally {
       this.#pumping = false
     }
+  }
+
+  /**
+   * Whether the response's socket holds as much as it takes (SOCKET_AHEAD) the kernel has not
+   * taken: then the stream waits for its drain. (A response without a socket yet, queued behind
+   * another on its connection, or made in process, is never full.)
+   */
+  #socketFull (): boolean {
+    const socket = this.#reply.raw.socket
+    if (socket?.writableNeedDrain !== true) return false
+    if (this.#waiting === undefined) {
+      socket.once('drain', this.#onDrain)
+      this.#waiting = socket
+    }
+    return true
   }
 
   /** Whether the status is sent, or as good as: the body can no longer be answered otherwise. */
@@ -213,6 +255,8 @@ export class PullStream extends Readable {
 
   override _destroy (err: Error | null, callback: (error?: Error | null) => void): void {
     this.#stop?.removeEventListener('abort', this.#onStop)
+    this.#waiting?.removeListener('drain', this.#onDrain)
+    this.#release?.()
     if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer)
     if (!this.#ended) {
       this.#ended = true

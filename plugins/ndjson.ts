@@ -23,7 +23,8 @@ const shuttingDown = () => exposed(new ShuttingDown(), { 'retry-after': String(R
 /**
  * NDJSON responses from any sync or async source: `return reply.ndjson(source, ItemSchema)`.
  * Backpressure, batching, disconnects and source errors are handled once, by lib/ndjson-body.ts;
- * here the stream is tied to the shutdown: its drain's end (`fastify.drainEnded`) cuts it.
+ * here the stream is tied to the shutdown: its drain's end (`fastify.drainEnded`) cuts it; and
+ * it holds one of its client's stream slots (`fastify.streamSlots`, STREAMS_PER_CLIENT) while it runs.
  * A HEAD request gets the headers only: nothing is pulled from the source.
  */
 export default fp(async function ndjson (fastify) {
@@ -33,6 +34,8 @@ export default fp(async function ndjson (fastify) {
     const serialize = this.compileSerializationSchema(itemSchema) as Serialize
     // nginx (and proxies that honour it) pass the lines on as they come instead of buffering them.
     this.header('x-accel-buffering', 'no')
-    return this.send(new NdjsonBody(this, source, serialize, { stop: this.server.drainEnded, refusal: shuttingDown }))
+    // Before the status is sent: a client with as many streams open as it may gets the 429.
+    const release = this.server.streamSlots.take(this.request.ip)
+    return this.send(new NdjsonBody(this, source, serialize, { stop: this.server.drainEnded, refusal: shuttingDown, release }))
   })
-}, { name: 'ndjson', dependencies: ['shutdown'] })
+}, { name: 'ndjson', dependencies: ['shutdown', 'streams'] })

@@ -163,7 +163,10 @@ export const UnavailableResponse = retryAfterResponse(
   exampleBody(new StoreUnavailable()),
   5, 'The database is unavailable, the service is overloaded, or it cannot count more failed logins: try again after Retry-After seconds')
 
-/** The 429 of a client over a rate limit: Retry-After says when it may try again. */
+/**
+ * The 429 of a client over a limit per address: a rate limit, the failed logins, or the streams
+ * it has open (STREAMS_PER_CLIENT, on the streamed routes). Retry-After says when it may try again.
+ */
 export const TooManyResponse = retryAfterResponse(
   exampleBody(new TooManyFailures(840)),
-  60, 'Too many requests (or failed authentications) from this address: try again after Retry-After seconds')
+  60, 'Too many requests, failed authentications or open streams from this address: try again after Retry-After seconds')

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { packageInfo } from '../lib/package-info.js'
 
-/** The document's shape; the handler returns it as JSON text, which Fastify sends as it is. */
-export const OpenApiDocumentSchema = Type.Unsafe<string>(Type.Object({
+/** The document's shape; the handler sends it as prepared bytes (lib/prepared-body.ts), which Fastify sends as they are. */
+export const OpenApiDocumentSchema = Type.Unsafe<Uint8Array>(Type.Object({
   openapi: Type.String(),
   info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
   paths: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }))

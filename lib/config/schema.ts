@@ -71,6 +71,9 @@ export const EnvSchema = Type.Object({
   // Client connections kept at once; past it new ones are closed at once. 0: the open-file limit
   // less a reserve for the service's own descriptors (lib/connections.ts).
   MAX_CONNECTIONS: Type.Integer({ minimum: 0, default: 0 }),
+  // Streamed answers (NDJSON, long lists) open at once per client address (an IPv6 client by its
+  // /64); past it, 429 with Retry-After. 0: no limit. (lib/stream-slots.ts)
+  STREAMS_PER_CLIENT: Type.Integer({ minimum: 0, default: 16 }),
   // Milliseconds after SIGTERM during which requests on open connections are still answered
   // (with Connection: close) while new connections are refused; then idle ones are closed.
   SHUTDOWN_DRAIN: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../schemas/common.js'
+import { TooManyResponse, errorResponses } from '../../schemas/common.js'
 import { ALBERT, ISAAC, UserSchema, UserStreamQuerySchema, type User } from '../../schemas/user.js'
 
 /** The users of the stream, in the order servant's tutorial streams them; `count` cycles through it. */
@@ -21,7 +21,7 @@ const userStream: FastifyPluginAsyncTypebox = async (fastify) => {
         'Production stops when the client goes away; a slow client slows production down.',
       produces: ['application/x-ndjson', 'application/json'],
       querystring: UserStreamQuerySchema,
-      response: { 200: UserSchema, ...errorResponses(400, 406) }
+      response: { 200: UserSchema, ...errorResponses(400, 406), 429: TooManyResponse }
     }
   }, async (request, reply) => reply.ndjson(userSequence(request.query.count ?? USER_CYCLE.length), UserSchema))
 }

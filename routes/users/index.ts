@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { answerList } from '../../lib/collection-list.js'
 import { collectionRoutes } from '../../lib/collection-routes.js'
-import { UnavailableResponse, errorResponses } from '../../schemas/common.js'
+import { TooManyResponse, UnavailableResponse, errorResponses } from '../../schemas/common.js'
 import { UserSchema, UsersPageSchema, UsersQuerySchema, UsersRequestHeadersSchema, UsersWithCountSchema } from '../../schemas/user.js'
 import { USER_ENCODINGS, renderUsersForm, renderUsersText } from './listing.js'
 
@@ -29,7 +29,7 @@ const users: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream'],
       querystring: UsersQuerySchema,
       headers: UsersRequestHeadersSchema,
-      response: { 200: UsersWithCountSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 503: UnavailableResponse }
+      response: { 200: UsersWithCountSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
     },
     config: {
       serializers: {

@@ -62,7 +62,7 @@ t.test('the factory documents every route: summary, produces and every status', 
   }, { API_TOKENS: 'secret-token' })
   const statuses = (key: string) => Object.keys(schemas.get(key)?.response as object).map(Number)
   t.same([...schemas.keys()], ['GET /notes', 'POST /notes', 'GET /notes/:noteid', 'PUT /notes/:noteid', 'DELETE /notes/:noteid'])
-  t.same(statuses('GET /notes'), [200, 206, 400, 406, 413, 503])
+  t.same(statuses('GET /notes'), [200, 206, 400, 406, 413, 429, 503])
   t.same(statuses('POST /notes'), [201, 204, 400, 401, 406, 409, 413, 415, 429, 503])
   t.same(statuses('GET /notes/:noteid'), [200, 400, 404, 406, 413, 414, 503])
   t.same(statuses('PUT /notes/:noteid'), [200, 204, 400, 401, 404, 406, 413, 414, 415, 429, 503])

@@ -59,12 +59,12 @@ function routes (server: FastifyInstance) {
     const { count, failAt } = request.query as { count: number, failAt: number }
     current = watched(itemsOf(count), { failAt })
     response = reply.raw
-    return sendList(reply, current.listing, JSON_ARRAY, drain.signal)
+    return sendList(reply, current.listing, JSON_ARRAY, { drainEnded: drain.signal })
   })
   server.get('/forever', { schema }, async (request, reply) => {
     current = watched(forever())
     response = reply.raw
-    return sendList(reply, current.listing, JSON_ARRAY, drain.signal)
+    return sendList(reply, current.listing, JSON_ARRAY, { drainEnded: drain.signal })
   })
   server.get('/unavailable', { schema }, async (request, reply) => {
     current = watched(itemsOf(10), { failAt: 0 })
@@ -73,8 +73,23 @@ function routes (server: FastifyInstance) {
     }
     return sendList(reply, current.listing, JSON_ARRAY)
   })
+  // A stream slot that can be watched, or refused (lib/stream-slots.ts).
+  server.get('/slotted', { schema }, async (request, reply) => {
+    const { count } = request.query as { count: number }
+    current = watched(itemsOf(count))
+    return sendList(reply, current.listing, JSON_ARRAY, {
+      takeSlot: () => {
+        if (slots.refuse) throw exposed(new (createError('API_ERR_TOO_MANY_STREAMS', 'Too many streams', 429))(), { 'retry-after': '5' })
+        slots.taken++
+        return () => { slots.given++ }
+      }
+    })
+  })
   server.get('/ping', async () => 'pong')
 }
+
+/** The slots /slotted took and gave back, and whether it is refused one. */
+const slots = { taken: 0, given: 0, refuse: false }
 
 async function listen (t: Test, logs?: ReturnType<typeof logSink>) {
   drain = new AbortController()
@@ -321,4 +336,21 @@ t.test('a client that goes away: the listing is closed and no more read; logged'
   await until(() => sink.entries.some((entry) => entry.msg === 'list stopped early: the connection closed'))
   t.pass('logged')
   t.ok(CHUNK_SIZE <= WHOLE_BODY, 'a streamed list has at least a chunk before its first pause')
+})
+
+t.test('a long list takes a stream slot before its status, and gives it back once over; a short one takes none; refused, the listing is closed', async (t) => {
+  const app = await buildPlugins(t, routes)
+  Object.assign(slots, { taken: 0, given: 0, refuse: false })
+  t.equal((await app.inject({ url: '/slotted?count=3' })).statusCode, 200)
+  t.same(slots, { taken: 0, given: 0, refuse: false }, 'a short list: no slot')
+  const long = await app.inject({ url: '/slotted?count=20000' })
+  t.equal(long.body, reference(20000))
+  await until(() => slots.given === 1)
+  t.same(slots, { taken: 1, given: 1, refuse: false }, 'a long list: one slot, given back once')
+  slots.refuse = true
+  const refused = await app.inject({ url: '/slotted?count=20000' })
+  assertError(t, refused, 429, 'Too many streams')
+  t.equal(refused.headers['retry-after'], '5')
+  await until(() => current.state.closed)
+  t.pass('the listing is closed')
 })

@@ -1,4 +1,4 @@
-import { getEventListeners, once } from 'node:events'
+import { EventEmitter, getEventListeners, once } from 'node:events'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import t from 'tap'
 import { CHUNK_SIZE, PullStream, isThenable, type PullOptions, type PullSource } from '../../lib/pull-stream.js'
@@ -325,3 +325,46 @@ t.test('a failing source is closed before the failure is logged, and the stop no
 async function until (check: () => boolean): Promise<void> {
   while (!check()) await nextTurn()
 }
+
+t.test('the socket: a chunk is begun only while the response\'s socket wants more; then once it drains', async (t) => {
+  const { state, source } = counted()
+  const fake = fakeReply()
+  // A socket that holds as much as it takes (SOCKET_AHEAD) the kernel has not taken yet.
+  const socket = Object.assign(new EventEmitter(), { writableNeedDrain: false })
+  Object.assign(fake.reply.raw, { socket })
+  const released: number[] = []
+  const stream = new PullStream(fake.reply, source, { log: LOG, release: () => released.push(state.pulled) })
+  // A consumer that reads everything it is given, at once: only the socket can hold the stream back.
+  stream.on('data', () => { socket.writableNeedDrain = true })
+  await until(() => state.pulled > 0)
+  for (let i = 0; i < 20; i++) await nextTurn()
+  t.equal(state.pulled, CHUNK_SIZE / PIECE.length, 'one chunk, then nothing while the socket is full')
+  t.equal(getEventListeners(socket, 'drain').length, 1, 'waiting for its drain, once')
+  socket.writableNeedDrain = false
+  socket.emit('drain')
+  await until(() => state.pulled === 2 * CHUNK_SIZE / PIECE.length)
+  for (let i = 0; i < 20; i++) await nextTurn()
+  t.equal(state.pulled, 2 * CHUNK_SIZE / PIECE.length, 'one more chunk at its drain, then the wait again')
+  stream.destroy()
+  await once(stream, 'close')
+  t.equal(getEventListeners(socket, 'drain').length, 0, 'destroyed: no longer waiting')
+  t.same(released, [2 * CHUNK_SIZE / PIECE.length], 'its slot given back once, when it was destroyed')
+  socket.emit('drain')
+  t.equal(state.closes, 1)
+})
+
+t.test('the socket: the stop cuts a stream that waits for its socket to drain', async (t) => {
+  const { source } = counted()
+  const fake = fakeReply()
+  const socket = Object.assign(new EventEmitter(), { writableNeedDrain: false })
+  Object.assign(fake.reply.raw, { socket })
+  const stop = new AbortController()
+  const stream = new PullStream(fake.reply, source, { log: LOG, stop: stop.signal })
+  let bytes = 0
+  stream.on('data', (chunk: Buffer) => { bytes += chunk.length; socket.writableNeedDrain = true })
+  await until(() => bytes > 0)
+  stop.abort()
+  await once(stream, 'end')
+  t.ok(fake.cut(), 'cut after what was produced, without waiting for the socket')
+  t.equal(bytes, CHUNK_SIZE, 'one chunk')
+})

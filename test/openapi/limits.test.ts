@@ -66,7 +66,10 @@ const NOT_OF_A_REQUEST: Record<string, string> = {
   'Log lines waiting for stdout': 'the logs',
   '`TRUST_PROXY` in production': 'a setting, refused at start',
   'Client input quoted': 'what the service writes, not what it accepts',
-  '`X-Request-Id` taken from a request': 'it refuses nothing: a longer id is replaced by a new one, and the request answered'
+  '`X-Request-Id` taken from a request': 'it refuses nothing: a longer id is replaced by a new one, and the request answered',
+  'Streamed answers open at once per client address': 'a count of open answers (the 429 is documented where it is answered)',
+  'What a streamed answer is produced ahead of its reader': 'what the server produces, not what it accepts',
+  'Requests of one connection in flight': 'a connection, not a request'
 }
 
 t.test('every bound of the Limits table on what a request may be is in the OpenAPI document, with the table\'s figure', async (t) => {

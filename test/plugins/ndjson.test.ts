@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { assertError, baseUrl, buildPlugins, logSink, openStream, readBody, readLines, until } from '../helpers/index.js'
-import { CHUNK_SIZE } from '../../lib/pull-stream.js'
+import { CHUNK_SIZE, SOCKET_AHEAD } from '../../lib/pull-stream.js'
 
 const Item = Type.Object({ n: Type.Integer(), label: Type.String() })
 const PAD = 'x'.repeat(100)
@@ -276,6 +276,10 @@ t.test('backpressure: a client that stops reading stops the pulling; reading aga
   t.equal(current.state.pulled, stalled, 'pulling has stopped')
   // Socket buffers of both sides, the response's and the stream's buffer: a few MB at most.
   t.ok(stalled < 100_000, `stalled after ${stalled} items (an endless source)`)
+  // Of which Node holds what the kernel has not taken: less than SOCKET_AHEAD, and the chunk produced then.
+  const socket = forever.response?.socket
+  t.equal(socket?.writableHighWaterMark, SOCKET_AHEAD, 'the socket wants more below SOCKET_AHEAD')
+  t.ok(socket!.writableLength < SOCKET_AHEAD + CHUNK_SIZE + 200, `Node holds ${socket?.writableLength} bytes of it`)
 
   res.resume()
   await until(() => current.state.pulled > stalled + 100_000)

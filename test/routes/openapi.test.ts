@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import zlib from 'node:zlib'
 import path from 'node:path'
 import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
@@ -222,4 +223,41 @@ t.test('/documentation: Swagger UI over the same document, every asset served lo
   t.equal(moved.body, '', 'without the document')
   assertError(t, await server.inject({ url: '/documentation/yaml' }), 404)
   t.ok(document.length > 1000)
+})
+
+t.test('GET /openapi.json: prepared once, in every coding a client may ask for; the same bytes for every answer', async (t) => {
+  // The payload each answer is sent with, after every onSend hook of the app (compression's included).
+  const sent: unknown[] = []
+  const server = await build(t, {}, {
+    onRoute (route) {
+      if (route.url === '/openapi.json' && route.method === 'GET') route.onSend = [async (_request, _reply, payload) => { sent.push(payload); return payload }]
+    }
+  })
+  const plain = await server.inject({ url: '/openapi.json', headers: { 'accept-encoding': 'identity' } })
+  t.equal(plain.headers['content-encoding'], undefined)
+  t.equal(plain.headers.vary, 'accept-encoding')
+  const decode = { br: zlib.brotliDecompressSync, gzip: zlib.gunzipSync, deflate: zlib.inflateSync }
+  for (const [header, coding] of [['br, gzip', 'br'], ['gzip, deflate', 'gzip'], ['deflate', 'deflate'], ['br;q=0.1, gzip', 'gzip']] as const) {
+    const res = await server.inject({ url: '/openapi.json', headers: { 'accept-encoding': header } })
+    t.equal(res.headers['content-encoding'], coding, header)
+    t.equal(res.headers.vary, 'accept-encoding')
+    t.equal(decode[coding](res.rawPayload).toString(), plain.body, `${coding}: the document`)
+    t.equal(Number(res.headers['content-length']), res.rawPayload.length)
+  }
+  // (None acceptable at all, `*;q=0`: the document as it is rather than a 406.)
+  for (const header of ['zstd', 'gzip;q=0, identity', '*;q=0', undefined]) {
+    const res = await server.inject({ url: '/openapi.json', headers: header === undefined ? {} : { 'accept-encoding': header } })
+    t.equal(res.headers['content-encoding'], undefined, `${header}: not encoded`)
+    t.equal(res.body, plain.body)
+  }
+  sent.length = 0
+  for (const coding of ['br', 'br', 'identity', 'identity']) await server.inject({ url: '/openapi.json', headers: { 'accept-encoding': coding } })
+  t.ok(Buffer.isBuffer(sent[0]) && sent[0] === sent[1], 'br: one Buffer, compressed once, sent twice')
+  t.ok(Buffer.isBuffer(sent[2]) && sent[2] === sent[3], 'identity: one Buffer, sent twice')
+
+  const off = await build(t, { COMPRESSION: 'false' })
+  const res = await off.inject({ url: '/openapi.json', headers: { 'accept-encoding': 'br' } })
+  t.equal(res.headers['content-encoding'], undefined, 'COMPRESSION=false: as it is (the proxy compresses)')
+  t.equal(res.headers.vary, undefined)
+  t.equal(res.body, plain.body)
 })

@@ -112,7 +112,8 @@ t.test('SIGTERM under 50 keep-alive clients looping on GET /users: no request lo
 })
 
 t.test('SIGTERM with 20 open NDJSON streams: every client gets whole lines, then sees the body was cut; exit 0', async (t) => {
-  const server = await startServer(t, { SHUTDOWN_DRAIN: '300' })
+  // Twenty streams from one address: more than STREAMS_PER_CLIENT lets one open by default.
+  const server = await startServer(t, { SHUTDOWN_DRAIN: '300', STREAMS_PER_CLIENT: '20' })
   const streams = Array.from({ length: 20 }, () => readStream(`${server.url}/userStream?count=10000000`))
   const started = () => server.logs.filter((line) => line.msg === 'incoming request').length >= 20
   await server.waitForLog(() => started())

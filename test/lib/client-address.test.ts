@@ -1,5 +1,5 @@
 import t from 'tap'
-import { addressGroup } from '../../lib/client-address.js'
+import { addressGroup, networkGroup } from '../../lib/client-address.js'
 
 t.test('an IPv4 address is its own group', async (t) => {
   t.equal(addressGroup('203.0.113.7'), '203.0.113.7')
@@ -30,4 +30,20 @@ t.test('anything else is left as it is', async (t) => {
   t.equal(addressGroup(''), '')
   t.equal(addressGroup('not an address'), 'not an address')
   t.equal(addressGroup('1:2:3'), '1:2:3')
+})
+
+t.test('the network of an IPv6 address is its /48; an IPv4 address has none', async (t) => {
+  t.equal(networkGroup('2001:db8:7:1::7'), '2001:db8:7::/48')
+  t.equal(networkGroup('2001:db8:7:ffff:ffff:ffff:ffff:ffff'), '2001:db8:7::/48', 'the whole /48 is one network')
+  t.equal(networkGroup('2001:0DB8:0007:0001::'), '2001:db8:7::/48', 'however it is written')
+  t.not(networkGroup('2001:db8:8::1'), networkGroup('2001:db8:7::1'), 'another /48, another network: the third group counts')
+  t.not(networkGroup('2001:db9:7::1'), networkGroup('2001:db8:7::1'), 'and the second')
+  t.equal(networkGroup('2001:db8:7:1::1'), networkGroup('2001:db8:7:2::1'), 'the fourth does not')
+  t.equal(networkGroup('::1'), '0:0:0::/48', 'the loopback')
+  t.equal(networkGroup('fe80::1%eth0'), 'fe80:0:0::/48', 'the zone is not part of it')
+  t.equal(networkGroup('64:ff9b::192.0.2.1'), '64:ff9b:0::/48', 'an IPv4 tail that is no mapping')
+  for (const ip of ['203.0.113.7', '::ffff:203.0.113.7', '::ffff:cb00:7107', '', 'not an address', '1:2:3']) t.equal(networkGroup(ip), undefined, ip)
+  t.equal(networkGroup('0:0:0:0:1:ffff:cb00:7107'), '0:0:0::/48', 'not a mapping: a fifth group that is not 0')
+  t.equal(networkGroup('0:0:0:0:0:fffe:cb00:7107'), '0:0:0::/48', 'nor a sixth that is not ffff')
+  t.equal(addressGroup('0:0:0:0:0:fffe:cb00:7107'), '0:0:0:0::/64')
 })

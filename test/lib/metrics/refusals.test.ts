@@ -1,6 +1,6 @@
 import createError from '@fastify/error'
 import t from 'tap'
-import { BodyNotAccepted, FailureTableFull, NotReady, RateLimited, StoreUnavailable, TooManyFailures, TooManyUserFailures } from '../../../lib/error-codes.js'
+import { BodyNotAccepted, FailureTableFull, NotReady, RateLimited, StoreUnavailable, TooManyFailures, TooManyNetworkFailures, TooManyUserFailures } from '../../../lib/error-codes.js'
 import { OVERLOAD_CODE, REFUSAL_CAUSES, Refusals, refusalCause } from '../../../lib/metrics/refusals.js'
 
 t.test('the cause of each refusal, from its error; none for the other errors', async (t) => {
@@ -12,7 +12,9 @@ t.test('the cause of each refusal, from its error; none for the other errors', a
   t.equal(refusalCause(new TooManyUserFailures(5)), 'failed_logins', 'the limit per user, too')
   t.equal(refusalCause(new BodyTooLarge()), 'body_too_large', 'Fastify\'s 413')
   t.equal(refusalCause(new BodyNotAccepted('GET', '/hello')), 'body_too_large', 'a body on a route that takes none')
-  for (const error of [new NotReady('overloaded'), new StoreUnavailable(), new FailureTableFull(5), new Error('bug'), Object.assign(new Error('Not Found'), { statusCode: 404 })]) {
+  t.equal(refusalCause(new TooManyNetworkFailures(5)), 'failed_logins', 'the ceiling of a network, too')
+  t.equal(refusalCause(new FailureTableFull(5)), 'auth_table_full', 'the failed-login table without room for a lock')
+  for (const error of [new NotReady('overloaded'), new StoreUnavailable(), new Error('bug'), Object.assign(new Error('Not Found'), { statusCode: 404 })]) {
     t.equal(refusalCause(error), undefined, `not a refusal of a cause: ${error.message}`)
   }
 })

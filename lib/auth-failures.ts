@@ -149,6 +149,9 @@ export function failureLimiter ({ store, limit, addressLimit, networkLimit, wind
     /** Whether any limit is on (else `attempt` only runs the check). */
     enabled,
 
+    /** The keys it holds for attempts being checked: none once they have ended, whatever they were. */
+    get held () { return queues.size + inFlight.size },
+
     /**
      * Runs `check` (null: the credentials are refused) for credentials that claim `identity`, sent
      * by `client`, within the limits; counts a refusal. The store's errors are thrown.
@@ -175,7 +178,8 @@ export function failureLimiter ({ store, limit, addressLimit, networkLimit, wind
           const counts = await store.read(keys, now())
           const time = now()
           const forIdentity = counts.get(identityKey)
-          if (limit > 0 && forIdentity !== undefined && forIdentity.failures >= limit) {
+          // Asked only with a limit: without one, the store has no count of it to give.
+          if (forIdentity !== undefined && forIdentity.failures >= limit) {
             return { outcome: 'limited', scope: 'user', retryAfter: secondsUntil(forIdentity.resetAt, time) }
           }
           for (const [i, { scope, key, ceiling }] of ceilings.entries()) {

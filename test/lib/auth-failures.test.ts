@@ -1,6 +1,7 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { keyPolicy, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
+import { failureLimiter, keyPolicy, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
 import { memoryFailureStore } from '../../lib/memory/auth-failures.js'
 import { SWEEP_BATCH, postgresFailureStore } from '../../lib/postgres/auth-failures.js'
 import { MINUTE, T0, limiterAt, slowStore } from '../helpers/auth-failures.js'
@@ -138,13 +139,15 @@ t.test('limits of 0 are off; with all three off, the store is never used', async
   }
   const off = limiterAt({ limit: 0, addressLimit: 0, networkLimit: 0, store: unused })
   t.equal(off.limiter.enabled, false)
-  for (let i = 0; i < 50; i++) await off.attempt('a', 'basic:servant')
+  for (let i = 0; i < 50; i++) t.same(await off.attempt('a', 'basic:servant'), { outcome: 'refused' })
   t.same(await off.attempt('a', 'basic:servant', true), { outcome: 'accepted', value: 'basic:servant' })
 
   const userOnly = slowStore()
-  const noCeiling = limiterAt({ addressLimit: 0, store: userOnly })
-  for (let i = 0; i < 30; i++) t.equal((await noCeiling.attempt('a', `basic:user-${i}`)).outcome, 'refused')
+  const noCeiling = limiterAt({ addressLimit: 0, networkLimit: 0, store: userOnly })
+  for (let i = 0; i < 30; i++) t.equal((await noCeiling.attempt({ address: 'a', network: 'n' }, `basic:user-${i}`)).outcome, 'refused')
   t.equal((await noCeiling.attempt('a', 'basic:user-0')).outcome, 'refused', 'still under the user limit')
+  t.equal((await noCeiling.attempt('a', 'basic:user-0')).outcome, 'refused')
+  t.match(await noCeiling.attempt('a', 'basic:user-0', true), { outcome: 'limited', scope: 'user' }, 'the user limit alone holds')
   t.ok(userOnly.calls.every((call) => call.endsWith(' 1')), 'one key counted: the identity\'s')
 
   const addressOnly = slowStore()
@@ -220,6 +223,24 @@ t.test('identities of any length are keys of one length', async (t) => {
   t.equal(identityKeys.length, 2)
   t.equal(identityKeys[0]!.length, identityKeys[1]!.length)
   t.ok(identityKeys.every((key) => key.length < 40 && !key.includes('xxx') && !key.includes(':y')), 'no identity in the clear')
+  t.ok(identityKeys.every((key) => /^identity a [\w-]{22}$/.test(key)), `22 characters of base64url: ${identityKeys.join(', ')}`)
+  t.not(identityKeys[0], identityKeys[1])
+})
+
+t.test('by default the clock is the system\'s', async (t) => {
+  const limiter = failureLimiter({ store: memoryFailureStore(), limit: 1, addressLimit: 0, networkLimit: 0, windowMs: MINUTE })
+  const client = { address: 'a', network: undefined }
+  t.same(await limiter.attempt(client, 'basic:servant', () => null), { outcome: 'refused' })
+  t.same(await limiter.attempt(client, 'basic:servant', () => true), { outcome: 'limited', scope: 'user', retryAfter: 60 })
+})
+
+t.test('attempts leave nothing behind once they have ended: a flood of identities costs no memory after it', async (t) => {
+  const { limiter, attempt } = limiterAt({ store: slowStore(), waitMs: 1000 })
+  const flood = Array.from({ length: 50 }, (_, i) => attempt({ address: `a-${i % 5}`, network: 'n' }, `basic:user-${i % 7}`))
+  t.ok(limiter.held > 0, `${limiter.held} keys held meanwhile`)
+  await Promise.all(flood)
+  await yieldToLoop()
+  t.equal(limiter.held, 0)
 })
 
 t.test('over the ceiling for a network, every address of it is refused, unchecked; a client without a network has none', async (t) => {
@@ -274,4 +295,85 @@ t.test('concurrent attempts from many addresses of one network cannot get past i
   t.same(outcomes(spray), [...Array(30).fill('refused'), ...Array(70).fill('limited')])
   t.same(spray.slice(30), Array(70).fill({ outcome: 'limited', scope: 'network', retryAfter: 1 }), 'over it only if those in flight fail: retry in a second')
   t.same(await attempt({ address: 'a-0', network: 'n' }, 'basic:servant'), { outcome: 'limited', scope: 'network', retryAfter: 60 }, 'then they have')
+})
+
+/** A store whose reads each wait until the test lets them through: `release(n)`, the nth read to come (from 0), once it waits. */
+function gatedStore () {
+  const inner = memoryFailureStore()
+  const gates: Array<() => void> = []
+  const store: FailureStore = {
+    read: async (keys, now) => {
+      await new Promise<void>((resolve) => gates.push(resolve))
+      return inner.read(keys, now)
+    },
+    record: (keys, now, windowMs) => inner.record(keys, now, windowMs)
+  }
+  const release = async (n: number) => {
+    while (gates[n] === undefined) await yieldToLoop()
+    gates[n]!()
+  }
+  return { store, release }
+}
+
+t.test('an attempt in flight counts against a ceiling until it ends, and no longer', async (t) => {
+  const narrow = gatedStore()
+  const two = limiterAt({ addressLimit: 2, store: narrow.store })
+  const first = two.attempt('a', 'basic:u1')
+  const second = two.attempt('a', 'basic:u2')
+  await narrow.release(0)
+  t.same(await first, { outcome: 'refused' })
+  const third = two.attempt('a', 'basic:u3', true)
+  await narrow.release(2)
+  t.same(await third, { outcome: 'limited', scope: 'address', retryAfter: 1 }, 'one failure and the second attempt in flight: the ceiling of two, if it fails')
+  await narrow.release(1)
+  t.same(await second, { outcome: 'limited', scope: 'address', retryAfter: 1 }, 'as the second, which the first was in flight for')
+
+  const wide = gatedStore()
+  const three = limiterAt({ addressLimit: 3, store: wide.store })
+  const both = [three.attempt('b', 'basic:u1'), three.attempt('b', 'basic:u2')]
+  await wide.release(0)
+  await wide.release(1)
+  t.same(await Promise.all(both), [{ outcome: 'refused' }, { outcome: 'refused' }])
+  const after = three.attempt('b', 'basic:u3', true)
+  await wide.release(2)
+  t.same(await after, { outcome: 'accepted', value: 'basic:u3' }, 'two failures, none in flight: under the ceiling of three')
+})
+
+t.test('over a ceiling only with the attempts in flight: retry in a second, whatever the count so far', async (t) => {
+  const { attempt } = limiterAt({ addressLimit: 0, store: slowStore() })
+  for (let i = 0; i < 20; i++) await attempt({ address: `a-${i}`, network: 'n' }, 'basic:servant')
+  const spray = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt({ address: `b-${i}`, network: 'n' }, 'basic:servant')))
+  t.same(outcomes(spray), [...Array(10).fill('refused'), ...Array(10).fill('limited')])
+  t.same(spray.slice(10), Array(10).fill({ outcome: 'limited', scope: 'network', retryAfter: 1 }))
+})
+
+t.test('an attempt waits for every one before it of the same key, though the first of them has ended', async (t) => {
+  // Reads give the counts of when they were asked, and answer when the test says: as a database's.
+  const inner = memoryFailureStore()
+  const gates: Array<() => void> = []
+  const store: FailureStore = {
+    read: async (keys, now) => {
+      const counts = await inner.read(keys, now)
+      await new Promise<void>((resolve) => gates.push(resolve))
+      return counts
+    },
+    record: (keys, now, windowMs) => inner.record(keys, now, windowMs)
+  }
+  const release = async (n: number) => {
+    while (gates[n] === undefined) await yieldToLoop()
+    gates[n]!()
+  }
+  const { attempt, checks } = limiterAt({ limit: 2, store })
+  const first = attempt('a', 'basic:servant')
+  const second = attempt('a', 'basic:servant')
+  await release(0)
+  t.same(await first, { outcome: 'refused' })
+  // Whatever the first's end sets off has run: the queue must still hold the second.
+  await yieldToLoop()
+  const third = attempt('a', 'basic:servant')
+  await release(1)
+  t.same(await second, { outcome: 'refused' })
+  await release(2)
+  t.match(await third, { outcome: 'limited', scope: 'user' }, 'it read its count after the second\'s failure')
+  t.equal(checks(), 2)
 })

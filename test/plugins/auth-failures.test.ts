@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import auth, { type AuthOptions } from '../../plugins/auth.js'
 import collections from '../../plugins/collections/index.js'
 import config from '../../plugins/config.js'
@@ -8,7 +8,8 @@ import metrics from '../../plugins/edge/metrics.js'
 import errors from '../../plugins/errors.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { trustProxyOption } from '../../lib/config/trust-proxy.js'
-import { assertError, defaultServerOptions, json, logSink } from '../helpers/index.js'
+import { assertError, build, defaultServerOptions, json, logSink } from '../helpers/index.js'
+import { testPostgres } from '../helpers/postgres.js'
 
 // The failed-login limits of plugins/auth.ts against a flood of failures from ever-new IPv6
 // networks (issue 42): what one /48 may hold, the room the memory store keeps for the clients that
@@ -93,4 +94,15 @@ t.test('AUTH_FAILURE_NETWORK_LIMIT=0: no ceiling for a network', async (t) => {
   const { login } = await guarded(t, { AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_ADDRESS_LIMIT: '2', AUTH_FAILURE_NETWORK_LIMIT: '0' })
   for (let i = 0; i < 50; i++) t.equal((await login('servant:guess', `2001:db8:aa:${i}::1`)).statusCode, 401)
   t.equal((await login('servant:server', '2001:db8:aa:ffff::1')).statusCode, 200)
+})
+
+t.test('with a database, the ceiling of a network holds too, across replicas; no table to fill', async (t) => {
+  const url = await (await testPostgres()).createDatabase()
+  const env = { DATABASE_URL: url, TRUST_PROXY: '1', BASIC_AUTH_USERS: 'servant:server', AUTH_FAILURE_NETWORK_LIMIT: '4' }
+  const [a, b] = [await build(t, env), await build(t, env)]
+  const login = (app: FastifyInstance, credentials: string, from: string) =>
+    app.inject({ url: '/users/list-all', headers: { authorization: basic(credentials), 'x-forwarded-for': from } })
+  for (const [i, app] of [a, b, a, b].entries()) t.equal((await login(app!, 'servant:guess', `2001:db8:cc:${i}::1`)).statusCode, 401)
+  for (const app of [a!, b!]) assertError(t, await login(app, 'servant:server', '2001:db8:cc:ff::1'), 429, /from this network/)
+  t.equal((await login(a!, 'servant:server', '2001:db8:cd:1::1')).statusCode, 200, 'another /48')
 })

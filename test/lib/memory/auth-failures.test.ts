@@ -216,3 +216,22 @@ t.test('a failure whose count cannot be made is refused unchecked; a client it h
   clock.now = T0 + MINUTE
   t.same(await attempt('e', 'basic:u', true), { outcome: 'accepted', value: 'basic:u' }, 'then there is room')
 })
+
+t.test('the edges of the room for locks: a failure of a lock leaves it where it was; a table of locks and of the keys being recorded is full', async (t) => {
+  const store = memoryFailureStore({ maxEntries: 4, isLock: (key) => key.startsWith('lock'), tier })
+  await store.record(['lock-1'], T0, MINUTE)
+  await store.record(['lock-2'], T0 + 1, MINUTE)
+  await store.record(['lock-1'], T0 + 2, MINUTE)
+  t.equal(store.fullUntil?.(['lock-3'], T0 + 3), T0 + MINUTE, 'lock-1 is still the first lock made')
+  await store.record(['i-x', 'i-y'], T0 + 3, MINUTE)
+  t.equal(store.fullUntil?.(['i-x', 'i-y', 'i-z'], T0 + 4), T0 + MINUTE, 'two locks and the counts of two of the keys: no count to evict for the third')
+  t.equal(store.fullUntil?.(['i-x', 'i-z'], T0 + 4), undefined, 'i-y can make room')
+  t.same(await store.read(['lock-1'], T0 + 4), new Map([['lock-1', { failures: 2, resetAt: T0 + MINUTE }]]))
+})
+
+t.test('eviction skips the tiers that have no count', async (t) => {
+  const store = memoryFailureStore({ maxEntries: 3, isLock: () => false, tier })
+  await store.record(['n-1', 'a-1', 'a-2'], T0, MINUTE)
+  await store.record(['n-2'], T0 + 1, MINUTE)
+  t.same(await held(store, ['n-1', 'a-1', 'a-2', 'n-2'], T0 + 1), ['n-1', 'a-2', 'n-2'], 'no identity\'s count: an address\'s, the oldest')
+})

@@ -36,6 +36,7 @@ export const RateLimited = createError('API_ERR_RATE_LIMITED', 'Too many request
 export const TooManyUserFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)
 export const TooManyFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this address; retry in %s seconds', 429)
 export const TooManyStreams = createError('API_ERR_TOO_MANY_STREAMS', 'This address has %s streamed answers open already, as many as it may (STREAMS_PER_CLIENT); retry in %s seconds', 429)
+export const TooManyNetworkFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications from this network; retry in %s seconds', 429)
 export const FailureTableFull = createError('API_ERR_AUTH_TABLE_FULL', 'The service counts as many failed authentications as it can hold; retry in %s seconds', 503)
 
 // The service's own state: its database, its shutdown, its readiness.

@@ -2,15 +2,15 @@ import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import createError from '@fastify/error'
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { failureLimiter, lockPredicate, type FailureStore } from '../lib/auth-failures.js'
+import { failureLimiter, keyPolicy, type FailureStore } from '../lib/auth-failures.js'
 import { memoryFailureStore } from '../lib/memory/auth-failures.js'
-import { addressGroup } from '../lib/client-address.js'
+import { addressGroup, networkGroup } from '../lib/client-address.js'
 import { RETRY_AFTER_SECONDS, exposed } from '../lib/errors.js'
 import { throttled } from '../lib/throttle.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
 import { unauthorizedResponse } from '../schemas/auth.js'
 import { TooManyResponse, UnavailableResponse, addResponses } from '../schemas/common.js'
-import { FailureTableFull, StoreUnavailable, TooManyFailures, TooManyUserFailures } from '../lib/error-codes.js'
+import { FailureTableFull, StoreUnavailable, TooManyFailures, TooManyNetworkFailures, TooManyUserFailures } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,13 +55,14 @@ export interface AuthOptions {
  * Enforces the `config.auth` that routes declare. Its hook goes first in the route's onRequest
  * list: authentication precedes content negotiation (406/415) and validation (400). Failed
  * authentications are limited (lib/auth-failures.ts): AUTH_FAILURE_LIMIT per client address and
- * user name (a Bearer token is its own name), AUTH_FAILURE_ADDRESS_LIMIT per client address, per
- * AUTH_FAILURE_WINDOW_MS; counted in the database when the service has one (every replica sees
- * the same counts), else in memory, in a table of bounded size: once locks fill half of it, attempts
- * it has no room to count get 503 (logged at most once a minute).
+ * user name (a Bearer token is its own name), AUTH_FAILURE_ADDRESS_LIMIT per client address,
+ * AUTH_FAILURE_NETWORK_LIMIT per IPv6 /48, per AUTH_FAILURE_WINDOW_MS; counted in the database
+ * when the service has one (every replica sees the same counts), else in memory, in a table of
+ * bounded size: once locks fill half of it, an attempt whose failure would lock one more key gets
+ * 503 (logged at most once a minute).
  */
 export default fp<AuthOptions>(async function auth (fastify, opts) {
-  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_ADDRESS_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
+  const { AUTH_REALM, BASIC_AUTH_USERS, API_TOKENS, AUTH_FAILURE_LIMIT, AUTH_FAILURE_ADDRESS_LIMIT, AUTH_FAILURE_NETWORK_LIMIT, AUTH_FAILURE_WINDOW_MS } = fastify.config
   const basicChallenge = `Basic realm="${AUTH_REALM}"`
   const bearerChallenge = `Bearer realm="${AUTH_REALM}"`
 
@@ -81,10 +82,10 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
   // a guesser that can slow the database unlimited attempts, and its answers (401, or 503 from the
   // route once the password is right) would still tell it when it had found the password.
   const database = fastify.hasDecorator('pg')
-  const limits = { limit: AUTH_FAILURE_LIMIT, addressLimit: AUTH_FAILURE_ADDRESS_LIMIT }
+  const limits = { limit: AUTH_FAILURE_LIMIT, addressLimit: AUTH_FAILURE_ADDRESS_LIMIT, networkLimit: AUTH_FAILURE_NETWORK_LIMIT }
   const store: FailureStore = opts.failureStore ?? (database
     ? (await import('../lib/postgres/auth-failures.js')).postgresFailureStore(fastify.pg.pool)
-    : memoryFailureStore({ maxEntries: opts.failureTableEntries, isLock: lockPredicate(limits) }))
+    : memoryFailureStore({ maxEntries: opts.failureTableEntries, ...keyPolicy(limits) }))
   const limiter = failureLimiter({
     store,
     ...limits,
@@ -119,7 +120,7 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
 
   /** Says, at most once per FULL_LOG_INTERVAL_MS, that attempts are refused for want of room to count them. */
   const noteFull = throttled(FULL_LOG_INTERVAL_MS, (refused) => {
-    fastify.log.warn({ refused }, 'failed authentications: the table of counts is full; attempts it has no room for get 503')
+    fastify.log.warn({ refused }, 'failed authentications: locks fill half the table of counts; attempts whose failure would lock one more get 503')
   })
 
   /**
@@ -128,12 +129,12 @@ export default fp<AuthOptions>(async function auth (fastify, opts) {
    * or have no room for this attempt's.
    */
   async function limited<T> (request: FastifyRequest, identity: string, check: () => T | null): Promise<T | null> {
-    const attempt = await limiter.attempt(addressGroup(request.ip), identity, check)
+    const attempt = await limiter.attempt({ address: addressGroup(request.ip), network: networkGroup(request.ip) }, identity, check)
     switch (attempt.outcome) {
       case 'accepted': return attempt.value
       case 'refused': return null
       case 'limited': {
-        const TooMany = attempt.scope === 'user' ? TooManyUserFailures : TooManyFailures
+        const TooMany = { user: TooManyUserFailures, address: TooManyFailures, network: TooManyNetworkFailures }[attempt.scope]
         throw exposed(new TooMany(attempt.retryAfter), { 'retry-after': String(attempt.retryAfter) })
       }
       case 'busy': throw exposed(new StoreUnavailable(), { 'retry-after': String(RETRY_AFTER_SECONDS) })

@@ -92,8 +92,11 @@ export const EnvSchema = Type.Object({
   // Failed authentications per client address and user name per window, after which that user name
   // gets 429 from that address; 0: no limit. AUTH_FAILURE_ADDRESS_LIMIT: the ceiling for an address
   // over every user name (a guesser trying many names), far above one user's mistakes.
+  // AUTH_FAILURE_NETWORK_LIMIT: the ceiling for an IPv6 /48 over its addresses (a guesser taking a
+  // new /64 whenever one is refused), ten addresses' ceilings.
   AUTH_FAILURE_LIMIT: Type.Integer({ minimum: 0, default: 10 }),
   AUTH_FAILURE_ADDRESS_LIMIT: Type.Integer({ minimum: 0, default: 100 }),
+  AUTH_FAILURE_NETWORK_LIMIT: Type.Integer({ minimum: 0, default: 1000 }),
   AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
   // GET /metrics (Prometheus) and the request metrics behind it, on a listener of its own: no proxy
   // in front of the API can expose it by a path it did not expect. METRICS_HOST: its address (HOST

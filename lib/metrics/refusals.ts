@@ -1,11 +1,11 @@
-import { CollectionFull, RateLimited, TooManyFailures, TooManyStreams } from '../error-codes.js'
+import { CollectionFull, FailureTableFull, RateLimited, TooManyFailures, TooManyStreams } from '../error-codes.js'
 import { family } from './text-format.js'
 
 /**
  * The causes of `http_requests_refused_total`: the refusals an operator watches apart from the
  * requests' statuses, where a 503 or a 429 could have several causes.
  */
-export const REFUSAL_CAUSES = ['overload', 'rate_limit', 'failed_logins', 'body_too_large', 'collection_full', 'stream_limit'] as const
+export const REFUSAL_CAUSES = ['overload', 'rate_limit', 'failed_logins', 'body_too_large', 'collection_full', 'stream_limit', 'auth_table_full'] as const
 export type RefusalCause = typeof REFUSAL_CAUSES[number]
 
 /**
@@ -22,10 +22,11 @@ interface Refusal extends Error {
 
 /**
  * The cause of a refusal, from the error it is answered with: the overload 503, the 429 of the
- * global rate limit (RateLimited), the 429 of the failed-login limits (both of their errors share
- * one code), any 413 (a body over the route's limit, or a body on a route that takes none), the
+ * global rate limit (RateLimited), the 429 of the failed-login limits (their errors share one
+ * code), any 413 (a body over the route's limit, or a body on a route that takes none), the
  * 409 of a collection at its ceiling of items (CollectionFull), the 429 of a client with as many
- * streams open as STREAMS_PER_CLIENT (TooManyStreams); undefined for any other error.
+ * streams open as STREAMS_PER_CLIENT (TooManyStreams), the 503 of a failed-login table whose locks
+ * fill their room (FailureTableFull); undefined for any other error.
  */
 export function refusalCause (error: Refusal): RefusalCause | undefined {
   if (error.code === OVERLOAD_CODE) return 'overload'
@@ -34,6 +35,7 @@ export function refusalCause (error: Refusal): RefusalCause | undefined {
   if (error.statusCode === 413) return 'body_too_large'
   if (error instanceof CollectionFull) return 'collection_full'
   if (error instanceof TooManyStreams) return 'stream_limit'
+  if (error instanceof FailureTableFull) return 'auth_table_full'
   return undefined
 }
 
@@ -43,7 +45,7 @@ export function refusalCause (error: Refusal): RefusalCause | undefined {
  * so that `rate()` and `increase()` see a refusal's first occurrence.
  */
 export class Refusals {
-  readonly #counts: Record<RefusalCause, number> = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0, stream_limit: 0 }
+  readonly #counts: Record<RefusalCause, number> = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0, stream_limit: 0, auth_table_full: 0 }
 
   /** Counts the error if it is a refusal of one of the causes. */
   count (error: Refusal): void {
@@ -52,7 +54,7 @@ export class Refusals {
   }
 
   render (): string {
-    return family('http_requests_refused_total', 'counter', 'API requests refused, by cause: overload (503), rate_limit (429), failed_logins (429), body_too_large (413), collection_full (409), stream_limit (429)',
+    return family('http_requests_refused_total', 'counter', 'API requests refused, by cause: overload (503), rate_limit (429), failed_logins (429), body_too_large (413), collection_full (409), stream_limit (429), auth_table_full (503)',
       REFUSAL_CAUSES.map((cause) => [{ cause }, this.#counts[cause]]))
   }
 }

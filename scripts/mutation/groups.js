@@ -29,6 +29,11 @@ export const GROUPS = {
     { mutate: 'lib/pull-stream.ts', tests: ['test/lib/pull-stream.test.ts'] },
     { mutate: 'lib/list-body.ts', tests: ['test/lib/list-body.test.ts'] },
     { mutate: 'lib/ndjson-body.ts', tests: ['test/plugins/ndjson.test.ts'] }
+  ],
+  'failed logins': [
+    { mutate: 'lib/client-address.ts', tests: ['test/lib/client-address.test.ts'] },
+    { mutate: 'lib/auth-failures.ts', tests: ['test/lib/auth-failures.test.ts', 'test/lib/memory/auth-failures.test.ts'] },
+    { mutate: 'lib/memory/auth-failures.ts', tests: ['test/lib/memory/auth-failures.test.ts', 'test/lib/auth-failures.test.ts'] }
   ]
 }
 

@@ -1,13 +1,11 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { failureLimiter, lockPredicate, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
-import { memoryFailureStore, MEMORY_FAILURE_ENTRIES } from '../../lib/memory/auth-failures.js'
+import { failureLimiter, keyPolicy, type Attempt, type FailureStore } from '../../lib/auth-failures.js'
+import { memoryFailureStore } from '../../lib/memory/auth-failures.js'
 import { SWEEP_BATCH, postgresFailureStore } from '../../lib/postgres/auth-failures.js'
+import { MINUTE, T0, limiterAt, slowStore } from '../helpers/auth-failures.js'
 import { migratedDatabase, testPool } from '../helpers/postgres.js'
-
-const MINUTE = 60_000
-const T0 = Date.UTC(2026, 0, 1)
 
 /** The promises every store makes, on a fresh store from `make`. */
 function storeContract (t: Test, make: () => Promise<FailureStore>) {
@@ -59,140 +57,6 @@ function storeContract (t: Test, make: () => Promise<FailureStore>) {
 
 t.test('the memory store', async (t) => {
   storeContract(t, async () => memoryFailureStore())
-
-  t.test('ended windows leave memory as later calls come', async (t) => {
-    const store = memoryFailureStore()
-    await store.record(['a', 'b'], T0, MINUTE)
-    await store.record(['c'], T0 + 1000, MINUTE)
-    t.equal(store.size, 3)
-    await store.read([], T0 + MINUTE)
-    t.equal(store.size, 1, 'the two that ended are dropped, the one still counting is kept')
-    await store.record(['a'], T0 + MINUTE + 1000, MINUTE)
-    t.equal(store.size, 1, 'c ended too; a opened a new window')
-    t.same(await store.read(['a'], T0 + MINUTE + 1000), new Map([['a', { failures: 1, resetAt: T0 + 2 * MINUTE + 1000 }]]))
-  })
-
-  t.test('a window shorter than the one before it ends on time, behind it', async (t) => {
-    const store = memoryFailureStore()
-    await store.record(['long'], T0, 10 * MINUTE)
-    await store.record(['short'], T0 + 1, MINUTE)
-    t.same(await store.read(['short'], T0 + MINUTE + 1), new Map(), 'ended, though still held')
-    t.equal(store.size, 2)
-    await store.record(['short'], T0 + MINUTE + 1, MINUTE)
-    t.same(await store.read(['long', 'short'], T0 + MINUTE + 1), new Map([
-      ['long', { failures: 1, resetAt: T0 + 10 * MINUTE }],
-      ['short', { failures: 1, resetAt: T0 + 2 * MINUTE + 1 }]
-    ]), 'a new window, from 1')
-    t.equal(store.size, 2)
-    t.equal(memoryFailureStore().fullUntil?.(['a', 'b'], T0), undefined, `room for ${MEMORY_FAILURE_ENTRIES} keys by default`)
-  })
-
-  t.test('full: the oldest count under its limit is evicted for a new key; locks never are', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 3, isLock: (_key, failures) => failures >= 2 })
-    await store.record(['a'], T0, MINUTE)
-    await store.record(['b'], T0 + 1, MINUTE)
-    await store.record(['c'], T0 + 2, MINUTE)
-    await store.record(['b'], T0 + 3, MINUTE)
-    t.equal(store.fullUntil?.(['d'], T0 + 4), undefined, 'a count can make room')
-    await store.record(['d'], T0 + 4, MINUTE)
-    t.same([...(await store.read(['a', 'b', 'c', 'd'], T0 + 4)).keys()], ['b', 'c', 'd'], 'a, the oldest count, evicted; b, locked, kept')
-    t.equal(store.fullUntil?.(['e'], T0 + 5), undefined)
-    await store.record(['e'], T0 + 5, MINUTE)
-    t.same([...(await store.read(['b', 'c', 'd', 'e'], T0 + 5)).keys()], ['b', 'd', 'e'], 'then c, behind the lock')
-    await store.record(['d'], T0 + 6, MINUTE)
-    await store.record(['e'], T0 + 6, MINUTE)
-    t.equal(store.size, 3)
-    t.equal(store.fullUntil?.(['f'], T0 + 6), T0 + 1 + MINUTE, 'nothing but locks: full until the first window ends')
-    t.equal(store.fullUntil?.(['b', 'd'], T0 + 6), undefined, 'keys it holds need no room')
-    t.same(await store.read(['b', 'd', 'e'], T0 + 6), new Map([
-      ['b', { failures: 2, resetAt: T0 + 1 + MINUTE }],
-      ['d', { failures: 2, resetAt: T0 + 4 + MINUTE }],
-      ['e', { failures: 2, resetAt: T0 + 5 + MINUTE }]
-    ]), 'every lock kept')
-    t.equal(store.fullUntil?.(['f'], T0 + 1 + MINUTE), undefined, 'room once a window has ended')
-  })
-
-  t.test('counts are evicted only while they fill half the table: a few addresses taking turns are not forgotten', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 6, isLock: (key) => key.startsWith('lock') })
-    await store.record(['lock-1', 'lock-2'], T0, MINUTE)
-    await store.record(['turn-1', 'turn-2'], T0 + 1, MINUTE)
-    await store.record(['turn-3'], T0 + 2, MINUTE)
-    t.equal(store.fullUntil?.(['lock-3'], T0 + 3), undefined, 'room')
-    await store.record(['lock-3'], T0 + 3, MINUTE)
-    t.equal(store.fullUntil?.(['turn-4'], T0 + 4), T0 + MINUTE, 'three locks, three counts: another count would leave them fewer than half')
-    t.same([...(await store.read(['turn-1', 'turn-2', 'turn-3'], T0 + 4)).keys()], ['turn-1', 'turn-2', 'turn-3'], 'none evicted')
-    await store.read([], T0 + MINUTE)
-    t.equal(store.fullUntil?.(['turn-4'], T0 + MINUTE), undefined, 'the first locks ended')
-  })
-
-  t.test('full: the counts of the keys being recorded are not evicted for them', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 3, isLock: () => false })
-    await store.record(['x'], T0, MINUTE)
-    await store.record(['a'], T0, MINUTE)
-    await store.record(['b'], T0 + 1, MINUTE)
-    await store.record(['x'], T0 + 2, MINUTE)
-    t.equal(store.fullUntil?.(['a', 'x', 'c'], T0 + 2), undefined, 'b can make room')
-    t.equal(store.fullUntil?.(['a', 'b', 'x', 'c'], T0 + 2), T0 + MINUTE, 'nothing else can')
-    await store.record(['a', 'x', 'c'], T0 + 2, MINUTE)
-    t.same(await store.read(['x', 'a', 'b', 'c'], T0 + 2), new Map([
-      ['x', { failures: 3, resetAt: T0 + MINUTE }],
-      ['a', { failures: 2, resetAt: T0 + MINUTE }],
-      ['c', { failures: 1, resetAt: T0 + 2 + MINUTE }]
-    ]), 'b evicted, though x and a were older')
-  })
-
-  t.test('a failure recorded without room is counted all the same; more keys than the table holds never fit', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 1 })
-    t.equal(store.fullUntil?.(['a', 'b'], T0), T0, 'empty, and still full')
-    await store.record(['a'], T0, MINUTE)
-    t.equal(store.fullUntil?.(['b'], T0), T0 + MINUTE)
-    await store.record(['b'], T0, MINUTE)
-    t.equal(store.size, 2)
-    t.equal((await store.read(['b'], T0)).get('b')?.failures, 1)
-  })
-
-  t.test('failures from ever-changing addresses: the table stays within its ceiling', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 100, isLock: lockPredicate({ limit: 3, addressLimit: 10 }) })
-    const { attempt, clock } = limiterAt({ store })
-    let largest = 0
-    for (let i = 0; i < 5000; i++) {
-      clock.now = T0 + i
-      const result = await attempt(`address-${i}`, 'basic:servant')
-      if (result.outcome !== 'refused') t.fail(`attempt ${i}: ${result.outcome}`)
-      largest = Math.max(largest, store.size)
-    }
-    t.equal(largest, 100, 'never more than the ceiling, though every window is still open')
-  })
-
-  t.test('a lock survives a flood from other addresses that overflows the table', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 50, isLock: lockPredicate({ limit: 3, addressLimit: 10 }) })
-    const { attempt, checks } = limiterAt({ store })
-    for (let i = 0; i < 3; i++) await attempt('guesser', 'basic:servant')
-    for (let i = 0; i < 10; i++) await attempt('sprayer', `basic:user-${i}`)
-    for (let i = 0; i < 1000; i++) await attempt(`address-${i}`, `basic:user-${i}`)
-    t.ok(store.size <= 50, `${store.size} entries`)
-    const before = checks()
-    t.match(await attempt('guesser', 'basic:servant', true), { outcome: 'limited', scope: 'user' }, 'the lock of an identity')
-    t.match(await attempt('sprayer', 'basic:someone', true), { outcome: 'limited', scope: 'address' }, 'the lock of an address')
-    t.equal(checks(), before, 'neither checked')
-  })
-
-  t.test('full: an attempt whose failure could not be counted is refused unchecked; one it holds is judged as usual', async (t) => {
-    const store = memoryFailureStore({ maxEntries: 6, isLock: lockPredicate({ limit: 1, addressLimit: 10 }) })
-    const { attempt, checks, clock } = limiterAt({ store, limit: 1 })
-    for (const [address, user] of [['a', 'x'], ['b', 'y'], ['c', 'z']]) t.equal((await attempt(address!, `basic:${user}`)).outcome, 'refused')
-    t.equal(store.size, 6, 'three locks, and the counts of the three addresses: locks fill half the table')
-    t.same(await attempt('e', 'basic:u', true), { outcome: 'full', retryAfter: 60 }, 'a new client, the right password too')
-    t.same(await attempt('c', 'basic:w', true), { outcome: 'full', retryAfter: 60 }, 'a held address with a new identity')
-    t.equal(checks(), 3, 'neither checked')
-    t.equal(store.size, 6, 'nor counted')
-    t.match(await attempt('a', 'basic:x', true), { outcome: 'limited', scope: 'user', retryAfter: 60 }, 'a lock it holds is a 429 as before')
-    t.match(await attempt('c', 'basic:z'), { outcome: 'limited', scope: 'user' })
-    clock.now = T0 + MINUTE - 1500
-    t.same(await attempt('e', 'basic:u', true), { outcome: 'full', retryAfter: 2 }, 'Retry-After: until the first window ends')
-    clock.now = T0 + MINUTE
-    t.same(await attempt('e', 'basic:u', true), { outcome: 'accepted', value: 'basic:u' }, 'then there is room')
-  })
 })
 
 t.test('the PostgreSQL store', async (t) => {
@@ -233,36 +97,6 @@ t.test('the PostgreSQL store', async (t) => {
   })
 })
 
-/** A store whose every call first yields to the event loop, as a database's would: concurrent attempts interleave. */
-function slowStore (inner: FailureStore = memoryFailureStore()): FailureStore & { calls: string[] } {
-  const calls: string[] = []
-  return {
-    calls,
-    async read (keys, now) {
-      calls.push(`read ${keys.length}`)
-      await yieldToLoop()
-      return inner.read(keys, now)
-    },
-    async record (keys, now, windowMs) {
-      calls.push(`record ${keys.length}`)
-      await yieldToLoop()
-      return inner.record(keys, now, windowMs)
-    }
-  }
-}
-
-/** A limiter on a clock the test moves, with a check that says whether it ran. */
-function limiterAt (options: { limit?: number, addressLimit?: number, store?: FailureStore, waitMs?: number } = {}) {
-  const clock = { now: T0 }
-  const limiter = failureLimiter({ store: memoryFailureStore(), limit: 3, addressLimit: 10, windowMs: MINUTE, now: () => clock.now, ...options })
-  let checks = 0
-  const attempt = (address: string, identity: string, right = false) => limiter.attempt(address, identity, () => {
-    checks++
-    return right ? identity : null
-  })
-  return { clock, limiter, attempt, checks: () => checks }
-}
-
 const outcomes = (attempts: ReadonlyArray<Attempt<unknown>>) => attempts.map((attempt) => attempt.outcome)
 
 t.test('over the limit for an identity, that identity is refused from that address, unchecked', async (t) => {
@@ -298,20 +132,22 @@ t.test('over the ceiling for an address, every identity from it is refused, unch
   t.equal((await attempt('b', 'basic:someone-new', true)).outcome, 'accepted', 'another address')
 })
 
-t.test('limits of 0 are off; with both off, the store is never used', async (t) => {
+t.test('limits of 0 are off; with all three off, the store is never used', async (t) => {
   const unused: FailureStore = {
     read: () => { throw new Error('read') },
     record: () => { throw new Error('record') }
   }
-  const off = limiterAt({ limit: 0, addressLimit: 0, store: unused })
+  const off = limiterAt({ limit: 0, addressLimit: 0, networkLimit: 0, store: unused })
   t.equal(off.limiter.enabled, false)
-  for (let i = 0; i < 50; i++) await off.attempt('a', 'basic:servant')
+  for (let i = 0; i < 50; i++) t.same(await off.attempt('a', 'basic:servant'), { outcome: 'refused' })
   t.same(await off.attempt('a', 'basic:servant', true), { outcome: 'accepted', value: 'basic:servant' })
 
   const userOnly = slowStore()
-  const noCeiling = limiterAt({ addressLimit: 0, store: userOnly })
-  for (let i = 0; i < 30; i++) t.equal((await noCeiling.attempt('a', `basic:user-${i}`)).outcome, 'refused')
+  const noCeiling = limiterAt({ addressLimit: 0, networkLimit: 0, store: userOnly })
+  for (let i = 0; i < 30; i++) t.equal((await noCeiling.attempt({ address: 'a', network: 'n' }, `basic:user-${i}`)).outcome, 'refused')
   t.equal((await noCeiling.attempt('a', 'basic:user-0')).outcome, 'refused', 'still under the user limit')
+  t.equal((await noCeiling.attempt('a', 'basic:user-0')).outcome, 'refused')
+  t.match(await noCeiling.attempt('a', 'basic:user-0', true), { outcome: 'limited', scope: 'user' }, 'the user limit alone holds')
   t.ok(userOnly.calls.every((call) => call.endsWith(' 1')), 'one key counted: the identity\'s')
 
   const addressOnly = slowStore()
@@ -387,4 +223,157 @@ t.test('identities of any length are keys of one length', async (t) => {
   t.equal(identityKeys.length, 2)
   t.equal(identityKeys[0]!.length, identityKeys[1]!.length)
   t.ok(identityKeys.every((key) => key.length < 40 && !key.includes('xxx') && !key.includes(':y')), 'no identity in the clear')
+  t.ok(identityKeys.every((key) => /^identity a [\w-]{22}$/.test(key)), `22 characters of base64url: ${identityKeys.join(', ')}`)
+  t.not(identityKeys[0], identityKeys[1])
+})
+
+t.test('by default the clock is the system\'s', async (t) => {
+  const limiter = failureLimiter({ store: memoryFailureStore(), limit: 1, addressLimit: 0, networkLimit: 0, windowMs: MINUTE })
+  const client = { address: 'a', network: undefined }
+  t.same(await limiter.attempt(client, 'basic:servant', () => null), { outcome: 'refused' })
+  t.same(await limiter.attempt(client, 'basic:servant', () => true), { outcome: 'limited', scope: 'user', retryAfter: 60 })
+})
+
+t.test('attempts leave nothing behind once they have ended: a flood of identities costs no memory after it', async (t) => {
+  const { limiter, attempt } = limiterAt({ store: slowStore(), waitMs: 1000 })
+  const flood = Array.from({ length: 50 }, (_, i) => attempt({ address: `a-${i % 5}`, network: 'n' }, `basic:user-${i % 7}`))
+  t.ok(limiter.held > 0, `${limiter.held} keys held meanwhile`)
+  await Promise.all(flood)
+  await yieldToLoop()
+  t.equal(limiter.held, 0)
+})
+
+t.test('over the ceiling for a network, every address of it is refused, unchecked; a client without a network has none', async (t) => {
+  const { attempt, checks, clock } = limiterAt()
+  for (let i = 0; i < 30; i++) {
+    t.equal((await attempt({ address: `a-${i % 15}`, network: 'n' }, `basic:user-${i}`)).outcome, 'refused', `failure ${i}, from the network's address ${i % 15}`)
+  }
+  t.same(await attempt({ address: 'a-new', network: 'n' }, 'basic:someone', true), { outcome: 'limited', scope: 'network', retryAfter: 60 }, 'a new address of the network')
+  t.equal(checks(), 30, 'unchecked')
+  t.equal((await attempt({ address: 'a-new', network: 'm' }, 'basic:someone', true)).outcome, 'accepted', 'another network')
+  t.equal((await attempt('a-new', 'basic:someone', true)).outcome, 'accepted', 'an address without a network')
+  clock.now = T0 + MINUTE - 1500
+  t.match(await attempt({ address: 'a-0', network: 'n' }, 'basic:user-99', true), { outcome: 'limited', scope: 'network', retryAfter: 2 })
+  clock.now = T0 + MINUTE
+  t.equal((await attempt({ address: 'a-0', network: 'n' }, 'basic:user-99', true)).outcome, 'accepted', 'once the window has ended')
+})
+
+t.test('the narrower ceiling answers first: an address over its own and its network\'s is told of its own', async (t) => {
+  const { attempt, clock } = limiterAt({ addressLimit: 10, networkLimit: 10 })
+  for (let i = 0; i < 10; i++) await attempt({ address: 'a', network: 'n' }, `basic:user-${i}`)
+  clock.now = T0 + 1000
+  t.match(await attempt({ address: 'a', network: 'n' }, 'basic:x'), { outcome: 'limited', scope: 'address', retryAfter: 59 })
+  t.match(await attempt({ address: 'b', network: 'n' }, 'basic:x'), { outcome: 'limited', scope: 'network', retryAfter: 59 })
+})
+
+t.test('the keys of a failure: the network\'s only with a network and a network limit; keyPolicy locks and ranks each', async (t) => {
+  const keysOf = async (options: Parameters<typeof limiterAt>[0], network: string | undefined) => {
+    const recorded: string[][] = []
+    const store: FailureStore = { read: async () => new Map(), record: async (keys) => { recorded.push([...keys]) } }
+    await limiterAt({ ...options, store }).attempt({ address: 'a', network }, 'basic:servant')
+    return recorded[0]!
+  }
+  const [identity, address, network] = await keysOf({}, 'n')
+  t.match([identity, address, network], [/^identity a /, 'address a', 'network n'])
+  t.same(await keysOf({}, undefined), [identity, address], 'no network')
+  t.same(await keysOf({ networkLimit: 0 }, 'n'), [identity, address], 'no network limit')
+  t.same(await keysOf({ limit: 0, addressLimit: 0 }, 'n'), [network], 'the network limit alone')
+
+  const { isLock, tier } = keyPolicy({ limit: 3, addressLimit: 10, networkLimit: 30 })
+  t.same([identity, address, network].map((key) => [isLock(key!, 2), isLock(key!, 3), isLock(key!, 9), isLock(key!, 10), isLock(key!, 29), isLock(key!, 30)]), [
+    [false, true, true, true, true, true],
+    [false, false, false, true, true, true],
+    [false, false, false, false, false, true]
+  ], 'each at its own limit')
+  t.same([identity, address, network].map((key) => tier(key!)), [0, 1, 2], 'an identity\'s count evicted first, a network\'s last')
+})
+
+t.test('concurrent attempts from many addresses of one network cannot get past its ceiling', async (t) => {
+  const { attempt, checks } = limiterAt({ addressLimit: 0, store: slowStore() })
+  const spray = await Promise.all(Array.from({ length: 100 }, (_, i) => attempt({ address: `a-${i}`, network: 'n' }, 'basic:servant')))
+  t.equal(checks(), 30, 'thirty checked: the ceiling')
+  t.same(outcomes(spray), [...Array(30).fill('refused'), ...Array(70).fill('limited')])
+  t.same(spray.slice(30), Array(70).fill({ outcome: 'limited', scope: 'network', retryAfter: 1 }), 'over it only if those in flight fail: retry in a second')
+  t.same(await attempt({ address: 'a-0', network: 'n' }, 'basic:servant'), { outcome: 'limited', scope: 'network', retryAfter: 60 }, 'then they have')
+})
+
+/** A store whose reads each wait until the test lets them through: `release(n)`, the nth read to come (from 0), once it waits. */
+function gatedStore () {
+  const inner = memoryFailureStore()
+  const gates: Array<() => void> = []
+  const store: FailureStore = {
+    read: async (keys, now) => {
+      await new Promise<void>((resolve) => gates.push(resolve))
+      return inner.read(keys, now)
+    },
+    record: (keys, now, windowMs) => inner.record(keys, now, windowMs)
+  }
+  const release = async (n: number) => {
+    while (gates[n] === undefined) await yieldToLoop()
+    gates[n]!()
+  }
+  return { store, release }
+}
+
+t.test('an attempt in flight counts against a ceiling until it ends, and no longer', async (t) => {
+  const narrow = gatedStore()
+  const two = limiterAt({ addressLimit: 2, store: narrow.store })
+  const first = two.attempt('a', 'basic:u1')
+  const second = two.attempt('a', 'basic:u2')
+  await narrow.release(0)
+  t.same(await first, { outcome: 'refused' })
+  const third = two.attempt('a', 'basic:u3', true)
+  await narrow.release(2)
+  t.same(await third, { outcome: 'limited', scope: 'address', retryAfter: 1 }, 'one failure and the second attempt in flight: the ceiling of two, if it fails')
+  await narrow.release(1)
+  t.same(await second, { outcome: 'limited', scope: 'address', retryAfter: 1 }, 'as the second, which the first was in flight for')
+
+  const wide = gatedStore()
+  const three = limiterAt({ addressLimit: 3, store: wide.store })
+  const both = [three.attempt('b', 'basic:u1'), three.attempt('b', 'basic:u2')]
+  await wide.release(0)
+  await wide.release(1)
+  t.same(await Promise.all(both), [{ outcome: 'refused' }, { outcome: 'refused' }])
+  const after = three.attempt('b', 'basic:u3', true)
+  await wide.release(2)
+  t.same(await after, { outcome: 'accepted', value: 'basic:u3' }, 'two failures, none in flight: under the ceiling of three')
+})
+
+t.test('over a ceiling only with the attempts in flight: retry in a second, whatever the count so far', async (t) => {
+  const { attempt } = limiterAt({ addressLimit: 0, store: slowStore() })
+  for (let i = 0; i < 20; i++) await attempt({ address: `a-${i}`, network: 'n' }, 'basic:servant')
+  const spray = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt({ address: `b-${i}`, network: 'n' }, 'basic:servant')))
+  t.same(outcomes(spray), [...Array(10).fill('refused'), ...Array(10).fill('limited')])
+  t.same(spray.slice(10), Array(10).fill({ outcome: 'limited', scope: 'network', retryAfter: 1 }))
+})
+
+t.test('an attempt waits for every one before it of the same key, though the first of them has ended', async (t) => {
+  // Reads give the counts of when they were asked, and answer when the test says: as a database's.
+  const inner = memoryFailureStore()
+  const gates: Array<() => void> = []
+  const store: FailureStore = {
+    read: async (keys, now) => {
+      const counts = await inner.read(keys, now)
+      await new Promise<void>((resolve) => gates.push(resolve))
+      return counts
+    },
+    record: (keys, now, windowMs) => inner.record(keys, now, windowMs)
+  }
+  const release = async (n: number) => {
+    while (gates[n] === undefined) await yieldToLoop()
+    gates[n]!()
+  }
+  const { attempt, checks } = limiterAt({ limit: 2, store })
+  const first = attempt('a', 'basic:servant')
+  const second = attempt('a', 'basic:servant')
+  await release(0)
+  t.same(await first, { outcome: 'refused' })
+  // Whatever the first's end sets off has run: the queue must still hold the second.
+  await yieldToLoop()
+  const third = attempt('a', 'basic:servant')
+  await release(1)
+  t.same(await second, { outcome: 'refused' })
+  await release(2)
+  t.match(await third, { outcome: 'limited', scope: 'user' }, 'it read its count after the second\'s failure')
+  t.equal(checks(), 2)
 })

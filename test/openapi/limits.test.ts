@@ -55,6 +55,7 @@ const NOT_OF_A_REQUEST: Record<string, string> = {
   'Metrics request headers': 'the metrics listener, which the document does not describe',
   'Failed logins per client address and user name': 'a count over time (the 429 is documented where it is answered)',
   'Failed logins per client address': 'a count over time (the 429 is documented where it is answered)',
+  'Failed logins per client network': 'a count over time (the 429 is documented where it is answered)',
   'Failed-login counts in memory': 'the server\'s own memory',
   'Failed-login counts in PostgreSQL': 'the database\'s disk',
   'Requests per client address': 'a rate, off by default (the 429 is documented where it is answered)',

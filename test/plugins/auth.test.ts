@@ -437,6 +437,6 @@ t.test('the memory store\'s table full: attempts it cannot count get 503 with Re
   // Besides each request's own line ('request failed', as for every 503 written for the client).
   const warnings = entries.filter((entry) => entry.level === 40 && entry.msg !== 'request failed')
   t.equal(warnings.length, 1, 'one warning for the three')
-  t.match(warnings[0], { msg: /table of counts is full/, refused: 1 })
+  t.match(warnings[0], { msg: /locks fill half the table of counts/, refused: 1 })
   t.equal((await server.inject({ url: '/whoami', headers: { 'x-forwarded-for': '203.0.113.6' } })).statusCode, 401, 'no credentials: the challenge')
 })

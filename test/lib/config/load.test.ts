@@ -43,6 +43,7 @@ t.test('defaults, with nothing set', async (t) => {
     RATE_LIMIT_WINDOW_MS: 60_000,
     AUTH_FAILURE_LIMIT: 10,
     AUTH_FAILURE_ADDRESS_LIMIT: 100,
+    AUTH_FAILURE_NETWORK_LIMIT: 1000,
     AUTH_FAILURE_WINDOW_MS: 900_000,
     METRICS: true,
     METRICS_HOST: '127.0.0.1',

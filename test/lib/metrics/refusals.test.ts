@@ -1,6 +1,6 @@
 import createError from '@fastify/error'
 import t from 'tap'
-import { BodyNotAccepted, CollectionFull, FailureTableFull, NotReady, RateLimited, StoreUnavailable, TooManyFailures, TooManyStreams, TooManyUserFailures } from '../../../lib/error-codes.js'
+import { BodyNotAccepted, CollectionFull, FailureTableFull, NotReady, RateLimited, StoreUnavailable, TooManyFailures, TooManyNetworkFailures, TooManyStreams, TooManyUserFailures } from '../../../lib/error-codes.js'
 import { OVERLOAD_CODE, REFUSAL_CAUSES, Refusals, refusalCause } from '../../../lib/metrics/refusals.js'
 
 t.test('the cause of each refusal, from its error; none for the other errors', async (t) => {
@@ -14,7 +14,9 @@ t.test('the cause of each refusal, from its error; none for the other errors', a
   t.equal(refusalCause(new BodyNotAccepted('GET', '/hello')), 'body_too_large', 'a body on a route that takes none')
   t.equal(refusalCause(new CollectionFull(40000)), 'collection_full', 'a POST to a collection at its ceiling')
   t.equal(refusalCause(new TooManyStreams(16, 5)), 'stream_limit', 'a client with as many streams open as it may')
-  for (const error of [new NotReady('overloaded'), new StoreUnavailable(), new FailureTableFull(5), new Error('bug'), Object.assign(new Error('Not Found'), { statusCode: 404 })]) {
+  t.equal(refusalCause(new TooManyNetworkFailures(5)), 'failed_logins', 'the ceiling of a network, too')
+  t.equal(refusalCause(new FailureTableFull(5)), 'auth_table_full', 'the failed-login table without room for a lock')
+  for (const error of [new NotReady('overloaded'), new StoreUnavailable(), new Error('bug'), Object.assign(new Error('Not Found'), { statusCode: 404 })]) {
     t.equal(refusalCause(error), undefined, `not a refusal of a cause: ${error.message}`)
   }
 })

@@ -64,7 +64,7 @@ const refusals = (samples: Sample[]) =>
   Object.fromEntries(REFUSAL_CAUSES.map((cause) => [cause, valueOf(samples, 'http_requests_refused_total', { cause })]))
 
 /** No refusal of any cause. */
-const NONE_REFUSED = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0, stream_limit: 0 }
+const NONE_REFUSED = { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0, stream_limit: 0, auth_table_full: 0 }
 
 /** The hooks the metrics add to the API's routes. */
 const HOOKS = [/measureRequest/, /countInFlight/, /countRefusal/]

@@ -34,7 +34,8 @@ t.test('every alert has a for, a severity, a summary, a description and a runboo
     t.ok(rule.for !== undefined && seconds(rule.for) >= 60, `${name}: for ${rule.for}`)
     t.ok(['critical', 'warning'].includes(rule.labels?.severity ?? ''), `${name}: severity ${rule.labels?.severity}`)
     t.ok((rule.annotations?.summary ?? '').length > 0 && (rule.annotations?.description ?? '').length > 0, `${name}: summary and description`)
-    const runbook = /^docs\/operations\.md#(.+)$/.exec(rule.annotations?.runbook_url ?? '')?.[1]
+    // A URL where Prometheus's external label `runbooks` says (prometheus.yml), else the repository's path.
+    const runbook = /^\{\{ or \$externalLabels\.runbooks "docs\/operations\.md" \}\}#(.+)$/.exec(rule.annotations?.runbook_url ?? '')?.[1]
     t.ok(runbook !== undefined && headings.has(runbook), `${name}: runbook_url ${rule.annotations?.runbook_url} is a heading of docs/operations.md`)
   }
 })

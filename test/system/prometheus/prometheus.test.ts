@@ -223,11 +223,14 @@ t.test('a real Prometheus scraping the service on PostgreSQL loads every rule an
   })
 
   t.test('ServantInstanceDown is pending for the target without a service, and for it alone', async (t) => {
-    let pending: Array<{ labels: Record<string, string>, state: string }> = []
+    let pending: Array<{ labels: Record<string, string>, annotations: Record<string, string>, state: string }> = []
     await until(async () => {
       pending = (await prometheus.api('/api/v1/alerts')).data.alerts.filter((alert: { labels: { alertname: string } }) => alert.labels.alertname === 'ServantInstanceDown')
       return pending.length > 0
     }, 30_000).catch(() => {})
     t.same(pending.map((alert) => [alert.labels.instance, alert.state]), [[deadTarget, 'pending']])
+    const runbooks = YAML.parse(fs.readFileSync(configFile, 'utf8')).global.external_labels.runbooks
+    t.match(runbooks, /^https:\/\//, `prometheus.yml's external label runbooks is a URL: ${runbooks}`)
+    t.equal(pending[0]?.annotations.runbook_url, `${runbooks}#servantinstancedown`, 'the runbook_url is a URL, from the external label')
   })
 })

@@ -8,11 +8,12 @@
 //                                                               the system tier: test/system/
 //   node --import=tsx test/helpers/run.ts --watch [test files]  the loop's groups (or the files
 //                                                               named), then again what each change touches
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { PostgresUnavailable, startPostgresServer } from './postgres-server.js'
 import { createTemplate } from './postgres-template.js'
 
@@ -30,6 +31,16 @@ const [mode, args] = ((argv) => {
   const first = argv[0]
   return first === '--system' || first === '--watch' ? [first.slice(2), argv.slice(1)] : ['loop', argv]
 })(process.argv.slice(2))
+
+// tap builds its Test class with the plugins package.json's `tap.plugin` leaves it: after `npm ci`
+// it holds tap's defaults, and the run that notices rebuilds it for the runs after it only. That
+// run's test processes would load what the project leaves out (ts-node and the mock loader), and
+// the coverage they write, of TypeScript compiled another way, would not merge with the other
+// tier's. So it is built first, when it differs.
+if (await tapNeedsBuild()) {
+  const built = spawnSync(process.execPath, [tap, 'build'], { stdio: 'inherit', cwd: root })
+  if (built.status !== 0) process.exit(built.status ?? 1)
+}
 
 let server
 try {
@@ -126,4 +137,12 @@ async function watch (files: string[]): Promise<void> {
   await next()
   await stopping
   watcher.close()
+}
+
+/** Whether the plugins tap's Test class is built with differ from those package.json configures. */
+async function tapNeedsBuild (): Promise<boolean> {
+  const fromTap = createRequire(tap)
+  const { TapConfig } = await import(pathToFileURL(fromTap.resolve('@tapjs/config')).href) as { TapConfig: { load (): Promise<{ pluginSignature: string }> } }
+  const { signature } = await import(pathToFileURL(fromTap.resolve('@tapjs/test')).href) as { signature: string }
+  return (await TapConfig.load()).pluginSignature !== signature
 }

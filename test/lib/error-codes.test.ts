@@ -49,7 +49,7 @@ function sources (): string[] {
 const NOT_RUN = new Set(['node_modules', 'test', 'tests', 'example', 'examples', 'types', 'benchmark', 'benchmarks'])
 
 /** The runtime dependencies' own JavaScript files (neither their tests nor their dependencies'), read lazily. */
-function* dependencySources (): Generator<{ name: string, text: string }> {
+function * dependencySources (): Generator<{ name: string, text: string }> {
   const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
   for (const name of Object.keys(pkg.dependencies)) {
     const root = path.join(projectRoot, 'node_modules', name)

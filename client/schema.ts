@@ -1705,7 +1705,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BASIC_AUTH_INVALID_CREDENTIALS",
+                     *       "code": "API_ERR_AUTH_BASIC_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the user name or password is wrong for realm my-realm"
                      *     }
@@ -2362,7 +2362,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BEARER_AUTH_INVALID_TOKEN",
+                     *       "code": "API_ERR_AUTH_BEARER_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the Bearer token is not valid"
                      *     }
@@ -2685,7 +2685,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BEARER_AUTH_INVALID_TOKEN",
+                     *       "code": "API_ERR_AUTH_BEARER_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the Bearer token is not valid"
                      *     }
@@ -2862,7 +2862,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BEARER_AUTH_INVALID_TOKEN",
+                     *       "code": "API_ERR_AUTH_BEARER_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the Bearer token is not valid"
                      *     }
@@ -4494,7 +4494,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BASIC_AUTH_INVALID_CREDENTIALS",
+                     *       "code": "API_ERR_AUTH_BASIC_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the user name or password is wrong for realm my-realm"
                      *     }
@@ -4671,7 +4671,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "code": "FST_BASIC_AUTH_INVALID_CREDENTIALS",
+                     *       "code": "API_ERR_AUTH_BASIC_INVALID",
                      *       "error": "Unauthorized",
                      *       "message": "Authorization: the user name or password is wrong for realm my-realm"
                      *     }

@@ -31,6 +31,12 @@ export const ItemNotFound = createError('API_ERR_ITEM_NOT_FOUND', 'No %s with %s
 // 409, not a 5xx: the collection's state refuses the item, and a retry succeeds once an item is deleted, not later (docs/contract.md, Collections).
 export const CollectionFull = createError('API_ERR_COLLECTION_FULL', 'The collection is full: it holds %s items, as many as it may; delete one to add another', 409)
 
+// Credentials a route asks for (docs/contract.md, "Authentication"): 401 with the route's challenge.
+// A Basic header that cannot be read keeps @fastify/basic-auth's own code (plugins/auth.ts).
+export const InvalidCredentials = createError('API_ERR_AUTH_BASIC_INVALID', 'Authorization: the user name or password is wrong for realm %s', 401)
+export const MissingBearerToken = createError('API_ERR_AUTH_BEARER_MISSING', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
+export const InvalidBearerToken = createError('API_ERR_AUTH_BEARER_INVALID', 'Authorization: the Bearer token is not valid', 401)
+
 // Limits per client (docs/operations.md, "Limits").
 export const RateLimited = createError('API_ERR_RATE_LIMITED', 'Too many requests from this address: at most %s in %s seconds; retry in %s seconds', 429)
 export const TooManyUserFailures = createError('API_ERR_AUTH_RATE_LIMITED', 'Too many failed authentications for these credentials from this address; retry in %s seconds', 429)

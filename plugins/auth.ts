@@ -10,7 +10,7 @@ import { throttled } from '../lib/throttle.js'
 import { bearerRequired, bearerToken, credentialsVerifier, secretMatcher, type AuthUser } from '../lib/secrets.js'
 import { unauthorizedResponse } from '../schemas/auth.js'
 import { TooManyResponse, UnavailableResponse, addResponses } from '../schemas/common.js'
-import { FailureTableFull, StoreUnavailable, TooManyFailures, TooManyNetworkFailures, TooManyUserFailures } from '../lib/error-codes.js'
+import { FailureTableFull, InvalidBearerToken, InvalidCredentials, MissingBearerToken, StoreUnavailable, TooManyFailures, TooManyNetworkFailures, TooManyUserFailures } from '../lib/error-codes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,10 +28,9 @@ declare module 'fastify' {
   }
 }
 
+// @fastify/basic-auth's own code for the same refusal (its MissingOrBadAuthorizationHeader), with a
+// message that says what to send; the service's other 401s are its own (lib/error-codes.ts).
 export const MissingBasicCredentials = createError('FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Basic <base64 of user:password>"', 401)
-export const InvalidCredentials = createError('FST_BASIC_AUTH_INVALID_CREDENTIALS', 'Authorization: the user name or password is wrong for realm %s', 401)
-export const MissingBearerToken = createError('FST_BEARER_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER', 'Authorization: this endpoint needs a header "Bearer <token>"', 401)
-export const InvalidBearerToken = createError('FST_BEARER_AUTH_INVALID_TOKEN', 'Authorization: the Bearer token is not valid', 401)
 
 /** The most often a full table of failures is logged: a flood of refusals is one line per interval. */
 const FULL_LOG_INTERVAL_MS = 60_000

@@ -11,8 +11,8 @@ export type SortKey<T> = (item: T) => string | number
 /**
  * A copy that nobody can change: stored items are safe from the callers that gave or read them.
  * Items are JSON data (a validated request body), so the copy walks plain objects and arrays; it
- * is made and frozen in one pass, about a tenth of `structuredClone` and a freezing walk after it
- * (1.3–1.6 µs per user: bench/README.md).
+ * is made and frozen in one pass, a fraction of the cost of `structuredClone` and a freezing walk
+ * after it (the figure: bench/README.md, "Figures measured so far", the memory store's copy).
  */
 function frozenCopy<T> (value: T): T {
   if (typeof value !== 'object' || value === null) return value

@@ -32,4 +32,4 @@ export const autoConfig: FastifyCompressOptions = {
 /** Registered only with COMPRESSION on: off, not even its per-route hooks remain. */
 export default fp<FastifyCompressOptions>(async function compression (fastify: FastifyInstance, options) {
   if (fastify.config.COMPRESSION) await fastify.register(compress, options)
-}, { name: 'compression', dependencies: ['config'] })
+}, { name: 'compress', dependencies: ['config'] })

@@ -1,12 +1,11 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { exposedHeaders } from '../../lib/exposed-headers.js'
+import { REQUEST_ID_HEADER } from '../../lib/request-id.js'
 
-/** Response headers a browser script may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = [
-  'Location', 'Preference-Applied', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id',
-  'User-Count', 'X-An-Int', 'X-A-Bool', 'Accept-Ranges', 'Content-Range', 'Next-Range', 'Total-Count'
-].join(', ')
+/** The headers every answer carries that no route's schema declares: the request id (plugins/edge/security-headers.ts). */
+const EVERY_ANSWER = [REQUEST_ID_HEADER.replace(/(^|-)[a-z]/g, (start) => start.toUpperCase())]
 
 /**
  * CORS for the origins of CORS_ORIGINS (comma-separated, `*` for any; none by default), with
@@ -20,7 +19,10 @@ const EXPOSED_HEADERS = [
  * - An OPTIONS request that is not a preflight goes to the not-found handler, like any method a
  *   path does not have (405 JSON with `Allow`), where @fastify/cors would answer a 400 in text.
  * - Any other request from an allowed origin gets `Access-Control-Allow-Origin` and the response
- *   headers scripts may read (`Access-Control-Expose-Headers`). The hook runs first, so errors
+ *   headers scripts may read (`Access-Control-Expose-Headers`): every header a route's response
+ *   schemas declare, collected as the routes are registered and joined when the app is ready,
+ *   before it listens (the plugins that add responses to a route, 401, 429, 503, do it after this
+ *   one's onRoute hook), and the request id. The hook runs first, so errors
  *   carry them too. With a list of origins every response says `Vary: Origin`, so that a cache
  *   never serves one origin's answer to another. A request without `Origin` (not a browser's
  *   cross-origin request) gets nothing else, and with no origin allowed there is no hook at all.
@@ -36,25 +38,35 @@ export const autoConfig = (fastify: FastifyInstance): FastifyCorsOptions => {
   return {
     origin: listed.includes('*') ? '*' : listed,
     methods: 'GET, HEAD, POST, PUT, DELETE',
-    maxAge: 600,
-    exposedHeaders: EXPOSED_HEADERS
+    maxAge: 600
   }
 }
 
 export default fp<FastifyCorsOptions>(async function corsPlugin (fastify, options) {
+  // The route options objects themselves: later plugins' onRoute hooks still add to their responses.
+  let routes: RouteOptions[] = []
+  fastify.addHook('onRoute', (route) => { routes.push(route) })
+  let exposed = ''
+  fastify.addHook('onReady', function exposeDeclaredHeaders (done) {
+    exposed = exposedHeaders(routes.map((route) => route.schema), EVERY_ANSWER)
+    routes = []
+    done()
+  })
+
   await fastify.register(async function preflights (scope) {
     scope.addHook('onRequest', function notAPreflight (request, reply, done) {
       if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
         reply.callNotFound()
         return
       }
+      // As @fastify/cors sets it with `exposedHeaders`, which it takes when no route is known yet.
+      reply.header('access-control-expose-headers', exposed)
       done()
     })
     await scope.register(cors, options)
   })
 
   const { origin } = options
-  const exposed = String(options.exposedHeaders)
   if (origin === '*') {
     fastify.addHook('onRequest', function corsAnyOrigin (request, reply, done) {
       if (request.headers.origin !== undefined) {

@@ -79,7 +79,7 @@ export const METRICS_LISTENER: ListenerBounds = {
  * run for a request whose client went away). Refusals are counted in an onError hook, which runs
  * only for a request that ends with an error. Everything else is read when scraped.
  *
- * Readiness reads the decorators of `shutdown`, `overload` and `collections`, plugins registered
+ * Readiness reads the decorators of `shutdown`, `under-pressure` and `collections`, plugins registered
  * after this one: they are looked for once the app is ready, and `app_ready` is left out without
  * them (an app built of a part of the plugins).
  */

@@ -26,4 +26,4 @@ export default fp(async function tracing (fastify) {
   await fastify.register(tracing.plugin)
   fastify.setNotFoundHandler = setNotFoundHandler
   fastify.addHook('onClose', async () => { await tracing.flush() })
-}, { name: 'tracing' })
+}, { name: 'otel' })

@@ -30,4 +30,4 @@ export default fp<RateLimitPluginOptions>(async function rateLimits (fastify, op
     })
   }
   await fastify.register(rateLimit, opts)
-}, { name: 'rate-limits', dependencies: ['config'] })
+}, { name: 'rate-limit', dependencies: ['config'] })

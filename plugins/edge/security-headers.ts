@@ -41,4 +41,4 @@ export default fp<HelmetOptions>(async function securityHeadersPlugin (fastify, 
     reply.header(REQUEST_ID_HEADER, request.id)
     done(null, payload)
   })
-}, { name: 'helmet' })
+}, { name: 'security-headers' })

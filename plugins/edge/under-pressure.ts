@@ -56,4 +56,4 @@ export default fp<FastifyUnderPressureOptions>(async function overload (fastify,
     if (config?.pressureHandler === undefined) addResponses(route.schema, { 503: UnavailableResponse })
   })
   await fastify.register(underPressure, opts)
-}, { name: 'overload', dependencies: ['config'] })
+}, { name: 'under-pressure', dependencies: ['config'] })

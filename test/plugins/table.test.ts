@@ -82,6 +82,27 @@ t.test('each plugin\'s fastify-plugin name and dependencies are the table\'s', a
   }
 })
 
+/**
+ * The name a plugin file registers under: its file's name, a folder's index its folder's; a file of
+ * external/ is the package it configures, registered under that package's name, which ends in it.
+ */
+function nameMatchesFile (file: string, name: string | undefined): boolean {
+  const parts = file.replace(/\.ts$/, '').split('/')
+  const own = parts.at(-1) === 'index' ? parts.at(-2) : parts.at(-1)
+  return parts[0] === 'external' ? name !== undefined && (name === own || name.endsWith(`/${own}`)) : name === own
+}
+
+t.test('every plugin is registered under the name of its file', async (t) => {
+  for (const file of pluginFiles()) {
+    const plugin = (await import(path.join(PLUGINS, file))).default
+    const name = (plugin[Symbol.for('plugin-meta')] as { name?: string } | undefined)?.name
+    t.ok(nameMatchesFile(file, name), `${file}: registered as ${name}`)
+  }
+  t.ok(nameMatchesFile('edge/otel.ts', 'otel') && !nameMatchesFile('edge/otel.ts', 'tracing'), 'a file')
+  t.ok(nameMatchesFile('collections/index.ts', 'collections') && !nameMatchesFile('collections/index.ts', 'index'), 'a folder')
+  t.ok(nameMatchesFile('external/formbody.ts', '@fastify/formbody') && !nameMatchesFile('external/formbody.ts', '@fastify/cookie'), 'a package')
+})
+
 t.test('each plugin depends on exactly the plugins whose decorators it uses', async (t) => {
   for (const row of rows) {
     const source = sourceOf(row.file)

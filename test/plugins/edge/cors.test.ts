@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { assertError, build } from '../../helpers/index.js'
+import { assertError, build, buildPlugins } from '../../helpers/index.js'
 
 const SHOP = 'https://shop.example'
 const preflight = (url: string, origin: string, method = 'PUT', headers = 'content-type, authorization') => ({
@@ -91,4 +91,36 @@ t.test('an OPTIONS request that is not a preflight is a method the path does not
   const page = await on.inject({ method: 'OPTIONS', url: '/hello' })
   t.equal(page.statusCode, 200, 'with the catch-all: the description page, like any wrong method')
   t.match(page.body, /^# servant-example-api/)
+})
+
+const exposedOf = (res: LightMyRequestResponse) => String(res.headers['access-control-expose-headers']).split(', ')
+
+t.test('the exposed headers are those the routes\' response schemas declare, and the request id; none safelisted', async (t) => {
+  const app = await build(t, { CORS_ORIGINS: SHOP, API_TOKENS: 'tok', RATE_LIMIT_MAX: '1000' })
+  const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { paths: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>> }
+  const declared = new Set(Object.values(document.paths).flatMap((path) => Object.values(path))
+    .flatMap((operation) => Object.values(operation.responses ?? {})).flatMap((response) => Object.keys(response.headers ?? {})))
+  t.ok(declared.has('User-Count') && declared.has('WWW-Authenticate') && declared.has('Retry-After'), 'the routes\' own headers and those plugins add')
+  // Cache-Control and Last-Modified (GET /static/) a script reads without being told (Fetch standard).
+  const safelisted = ['Cache-Control', 'Last-Modified']
+  t.ok(safelisted.every((name) => declared.has(name)))
+  const expected = [...declared].filter((name) => !safelisted.includes(name)).concat('X-Request-Id').sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()))
+  for (const url of ['/hello', '/no-such-path']) t.same(exposedOf(await app.inject({ url, headers: { origin: SHOP } })), expected, url)
+  t.same(exposedOf(await app.inject(preflight('/users', SHOP))), expected, 'a preflight says the same, as @fastify/cors would')
+})
+
+t.test('a header added to a route\'s response schema is exposed, also when a later plugin adds the response', async (t) => {
+  const app = await buildPlugins(t, (server) => {
+    server.addHook('onRoute', (route) => {
+      if (route.url === '/shiny') route.schema = { ...route.schema, response: { ...route.schema?.response as object, 418: { type: 'null', headers: { 'X-Teapot': { type: 'string' } } } } }
+    })
+    server.get('/shiny', {
+      schema: { response: { 200: { type: 'string', headers: { type: 'object', properties: { 'X-Shiny': { type: 'string' }, 'x-request-id': { type: 'string' } } } } } }
+    }, async (_request, reply) => reply.header('x-shiny', 'yes').send('shiny'))
+  }, { CORS_ORIGINS: '*' })
+  const res = await app.inject({ url: '/shiny', headers: { origin: SHOP } })
+  t.equal(res.statusCode, 200)
+  t.ok(exposedOf(res).includes('X-Shiny'), 'declared by the route')
+  t.ok(exposedOf(res).includes('X-Teapot'), 'added by an onRoute hook registered after CORS')
+  t.equal(exposedOf(res).filter((name) => name.toLowerCase() === 'x-request-id').length, 1, 'each header once, whatever its case')
 })

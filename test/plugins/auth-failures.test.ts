@@ -64,7 +64,7 @@ t.test('locks from ever-new /48s fill the table\'s half for locks: their next lo
   assertError(t, full, 503, /as many failed authentications as it can hold; retry in \d+ seconds/)
   t.equal(json(full).code, 'API_ERR_AUTH_TABLE_FULL')
   t.ok(Number(full.headers['retry-after']) >= 1 && Number(full.headers['retry-after']) <= 900, `Retry-After ${full.headers['retry-after']}`)
-  t.same(await refused(), { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, auth_table_full: 21 }, 'counted under their own cause')
+  t.same(await refused(), { overload: 0, rate_limit: 0, failed_logins: 0, body_too_large: 0, collection_full: 0, stream_limit: 0, auth_table_full: 21 }, 'counted under their own cause')
   t.match(entries.filter((entry) => entry.level === 40 && entry.msg !== 'request failed'), [{ msg: /locks fill half the table of counts/, refused: 1 }], 'and logged, once')
 
   t.equal((await login('ada:lovelace', '192.0.2.10')).statusCode, 200, 'the client that logged in before')
@@ -87,7 +87,7 @@ t.test('one /48 cannot fill the table: past AUTH_FAILURE_NETWORK_LIMIT every add
   t.ok(Number(network.headers['retry-after']) > 890, 'until the /48\'s window ends')
   t.equal((await login('servant:server', '2001:db8:ab:1::1')).statusCode, 200, 'the next /48')
   t.equal((await login('servant:server', '198.51.100.7')).statusCode, 200, 'an IPv4 client')
-  t.same(await refused(), { overload: 0, rate_limit: 0, failed_logins: 71, body_too_large: 0, auth_table_full: 0 }, 'failed_logins, as the other limits')
+  t.same(await refused(), { overload: 0, rate_limit: 0, failed_logins: 71, body_too_large: 0, collection_full: 0, stream_limit: 0, auth_table_full: 0 }, 'failed_logins, as the other limits')
 })
 
 t.test('AUTH_FAILURE_NETWORK_LIMIT=0: no ceiling for a network', async (t) => {

@@ -1,13 +1,11 @@
 import type { Static, TObject } from '@sinclair/typebox'
-import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, RouteShorthandOptionsWithHandler } from 'fastify'
 import { collectionSchemas } from '../schemas/collection.js'
 import { TooManyResponse, UnavailableResponse, errorResponses } from '../schemas/common.js'
 import { answerList } from './collection-list.js'
 import { StoredJson, type Listed, type Repository } from './repository.js'
 import { ItemNotFound } from './error-codes.js'
-
-/** The routes of a collection: GET /, POST /, GET /:id, PUT /:id, DELETE /:id. */
-export type CollectionRoute = 'list' | 'add' | 'view' | 'update' | 'delete'
+import type { Config } from './config/schema.js'
 
 export interface Collection<T extends TObject> {
   /** The item's schema: validates the bodies, writes the responses, documents both. */
@@ -19,8 +17,13 @@ export interface Collection<T extends TObject> {
   repository: Repository<Static<T>>
   /** Credentials that POST, PUT and DELETE need (reads are public), as a route's `config.auth`. */
   writeAuth?: FastifyContextConfig['auth']
-  /** The routes to register, all by default. A prefix that extends one leaves it out and defines its own. */
-  routes?: readonly CollectionRoute[]
+}
+
+/** Where the routes are served: the route plugin's own `fastify` has both. */
+export interface CollectionPlace {
+  /** The plugin's prefix, `/users`: the items' URLs and the documentation name it. */
+  prefix: string
+  config: Pick<Config, 'BASE_PATH' | 'COLLECTION_MAX_ITEMS'>
 }
 
 const RETURN_REPRESENTATION = 'return=representation'
@@ -49,70 +52,22 @@ function returnPreference (request: FastifyRequest): string | undefined {
 }
 
 /**
- * Registers the list/add/view/update/delete routes of one collection on a prefix (the plugin's):
- * the same semantics for every collection (docs/contract.md, "Collections"), its own item
- * schema, id and repository.
+ * The options, handler included, of the list/add/view/update/delete routes of one collection: the
+ * same semantics for every collection (docs/contract.md, "Collections"), its own item schema, id
+ * and repository. The route file registers each on its method and URL (routes/products/index.ts):
+ * `list` and `add` on `/`, the others on `/:<id>`.
  */
-export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, collection: Collection<T>): void {
-  const { item, name, id, repository, writeAuth, routes = ['list', 'add', 'view', 'update', 'delete'] } = collection
+export function collectionRoutes<T extends TObject> (collection: Collection<T>, { prefix, config }: CollectionPlace) {
+  const { item, name, id, repository, writeAuth } = collection
   // The schemas below decode and validate these; the types follow from them.
   const idOf = (request: FastifyRequest) => (request.params as Record<string, number>)[id] as number
   const bodyOf = (request: FastifyRequest) => request.body as Static<T>
-  const prefix = fastify.prefix
   // Location is where the client finds the item: under the proxy's path prefix, when there is one.
-  const itemsUrl = `${fastify.config.BASE_PATH}${prefix}`
-  const maxItems = fastify.config.COLLECTION_MAX_ITEMS
+  const itemsUrl = `${config.BASE_PATH}${prefix}`
+  const maxItems = config.COLLECTION_MAX_ITEMS
   const { Params, Items, ListHeaders, Page, PreferHeaders, Created, Replaced, Deleted, WithLocation, WithPreference, Full } = collectionSchemas(item, name, id, prefix, maxItems)
   // The auth plugin adds the 401 of these routes when it enforces the credentials.
   const writeConfig: FastifyContextConfig = writeAuth === undefined ? {} : { auth: writeAuth }
-
-  if (routes.includes('list')) {
-    fastify.get('/', {
-      schema: {
-        summary: `Every ${name}, in id order; or a page of them by id`,
-        description: `With a \`Range\` header (\`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]\`, as on /colors), a page of the ${name}s by id: ` +
-          '206 with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, unless it is the last page, `Next-Range`. ' +
-          'A malformed Range is a 400.',
-        produces: ['application/json'],
-        headers: ListHeaders,
-        response: { 200: Items, 206: Page, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
-      }
-    }, (request, reply) => answerList(request, reply, { repository }))
-  }
-
-  if (routes.includes('add')) {
-    fastify.post('/', {
-      schema: {
-        summary: `Add a ${name}`,
-        description: `204 with \`Location: ${prefix}/<id>\`; with \`Prefer: return=representation\`, 201 with the ${name} as well.`,
-        produces: ['application/json'],
-        headers: PreferHeaders,
-        body: item,
-        // The store refuses past the ceiling (lib/repository.ts, create): no 409 without one.
-        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406), ...(maxItems > 0 ? { 409: Full } : {}), ...errorResponses(413, 415), 503: UnavailableResponse }
-      },
-      config: writeConfig
-    }, async (request, reply) => {
-      const created = await repository.create(bodyOf(request))
-      reply.header('location', `${itemsUrl}/${created}`)
-      return writeAnswer(request, reply, 201)
-    })
-  }
-
-  if (routes.includes('view')) {
-    fastify.get('/:' + id, {
-      schema: {
-        summary: `The ${name} with this id`,
-        produces: ['application/json'],
-        params: Params,
-        response: { 200: item, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
-      }
-    }, (request, reply) => {
-      const key = idOf(request)
-      const found = repository.entry(key)
-      return found instanceof Promise ? found.then((entry) => itemAnswer(reply, entry, key)) : itemAnswer(reply, found, key)
-    })
-  }
 
   /**
    * GET /:id's answer from what the store has: the item, which Fastify then serialises, its stored
@@ -130,8 +85,57 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
     return found
   }
 
-  if (routes.includes('update')) {
-    fastify.put('/:' + id, {
+  return {
+    /** GET / */
+    list: {
+      schema: {
+        summary: `Every ${name}, in id order; or a page of them by id`,
+        description: `With a \`Range\` header (\`id [<value>][; offset <o>][; limit <l>][; order <asc|desc>]\`, as on /colors), a page of the ${name}s by id: ` +
+          '206 with `Accept-Ranges`, `Total-Count`, and on a non-empty page `Content-Range` and, unless it is the last page, `Next-Range`. ' +
+          'A malformed Range is a 400.',
+        produces: ['application/json'],
+        headers: ListHeaders,
+        response: { 200: Items, 206: Page, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
+      },
+      handler: (request, reply) => answerList(request, reply, { repository })
+    },
+
+    /** POST / */
+    add: {
+      schema: {
+        summary: `Add a ${name}`,
+        description: `204 with \`Location: ${prefix}/<id>\`; with \`Prefer: return=representation\`, 201 with the ${name} as well.`,
+        produces: ['application/json'],
+        headers: PreferHeaders,
+        body: item,
+        // The store refuses past the ceiling (lib/repository.ts, create): no 409 without one.
+        response: { 201: WithLocation, 204: Created, ...errorResponses(400, 406), ...(maxItems > 0 ? { 409: Full } : {}), ...errorResponses(413, 415), 503: UnavailableResponse }
+      },
+      config: writeConfig,
+      handler: async (request, reply) => {
+        const created = await repository.create(bodyOf(request))
+        reply.header('location', `${itemsUrl}/${created}`)
+        return writeAnswer(request, reply, 201)
+      }
+    },
+
+    /** GET /:id */
+    view: {
+      schema: {
+        summary: `The ${name} with this id`,
+        produces: ['application/json'],
+        params: Params,
+        response: { 200: item, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
+      },
+      handler: (request, reply) => {
+        const key = idOf(request)
+        const found = repository.entry(key)
+        return found instanceof Promise ? found.then((entry) => itemAnswer(reply, entry, key)) : itemAnswer(reply, found, key)
+      }
+    },
+
+    /** PUT /:id */
+    update: {
       schema: {
         summary: `Replace the ${name} with this id`,
         description: `204; with \`Prefer: return=representation\`, 200 with the ${name}. An invalid body leaves the ${name} unchanged.`,
@@ -141,16 +145,16 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         body: item,
         response: { 200: WithPreference, 204: Replaced, ...errorResponses(400, 404, 406, 413, 415), 503: UnavailableResponse }
       },
-      config: writeConfig
-    }, async (request, reply) => {
-      const key = idOf(request)
-      if (!await repository.replace(key, bodyOf(request))) throw new ItemNotFound(name, id, key)
-      return writeAnswer(request, reply, 200)
-    })
-  }
+      config: writeConfig,
+      handler: async (request, reply) => {
+        const key = idOf(request)
+        if (!await repository.replace(key, bodyOf(request))) throw new ItemNotFound(name, id, key)
+        return writeAnswer(request, reply, 200)
+      }
+    },
 
-  if (routes.includes('delete')) {
-    fastify.delete('/:' + id, {
+    /** DELETE /:id */
+    delete: {
       schema: {
         summary: `Delete the ${name} with this id`,
         description: 'Its id is never given to another item.',
@@ -158,13 +162,14 @@ export function collectionRoutes<T extends TObject> (fastify: FastifyInstance, c
         params: Params,
         response: { 204: Deleted, ...errorResponses(400, 404, 406), 503: UnavailableResponse }
       },
-      config: writeConfig
-    }, async (request, reply) => {
-      const key = idOf(request)
-      if (!await repository.delete(key)) throw new ItemNotFound(name, id, key)
-      return noContent(reply)
-    })
-  }
+      config: writeConfig,
+      handler: async (request, reply) => {
+        const key = idOf(request)
+        if (!await repository.delete(key)) throw new ItemNotFound(name, id, key)
+        return noContent(reply)
+      }
+    }
+  } satisfies Record<string, RouteShorthandOptionsWithHandler>
 }
 
 /**

@@ -1,15 +1,16 @@
-import type { FastifyInstance } from 'fastify'
+import type { RouteShorthandOptionsWithHandler } from 'fastify'
 import { TooManyResponse, UnavailableResponse, errorResponses } from '../schemas/common.js'
-import { ListAllRequestHeadersSchema, UsersPageSchema, UsersSchema } from '../schemas/user.js'
+import { ListAllRequestHeadersSchema, UsersPageSchema, UsersSchema, type User } from '../schemas/user.js'
 import { answerList } from './collection-list.js'
+import type { Repository } from './repository.js'
 
 /**
- * Registers a route of /users/list-all, /users/list-all/now or /list-all/users: the user store's
- * users as JSON (like GET /users without parameters), or a page of them by a Range header, behind
- * Basic Authentication.
+ * The options, handler included, of a GET route of /users/list-all, /users/list-all/now or
+ * /list-all/users: the user store's users as JSON (like GET /users without parameters), or a page
+ * of them by a Range header, behind Basic Authentication. The route file registers it.
  */
-export function listAllRoute (fastify: FastifyInstance, url: string, summary: string): void {
-  fastify.get(url, {
+export function listAllRoute (summary: string, repository: Repository<User>) {
+  return {
     schema: {
       summary,
       description: 'Like GET /users without parameters, behind HTTP Basic Authentication (realm AUTH_REALM, users BASIC_AUTH_USERS); ' +
@@ -18,9 +19,10 @@ export function listAllRoute (fastify: FastifyInstance, url: string, summary: st
       headers: ListAllRequestHeadersSchema,
       response: { 200: UsersSchema, 206: UsersPageSchema, ...errorResponses(400, 406), 429: TooManyResponse, 503: UnavailableResponse }
     },
-    config: { auth: 'basic' }
-  }, function listAll (request, reply) {
-    request.log.debug({ user: request.authUser?.name }, 'listing users for an authenticated user')
-    return answerList(request, reply, { repository: this.store.users })
-  })
+    config: { auth: 'basic' },
+    handler: function listAll (request, reply) {
+      request.log.debug({ user: request.authUser?.name }, 'listing users for an authenticated user')
+      return answerList(request, reply, { repository })
+    }
+  } satisfies RouteShorthandOptionsWithHandler
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../schemas/common.js'
+import { rangeable } from '../../lib/range/rangeable.js'
 import { ColorsPageSchema, colorsRequestHeaders, type Color } from '../../schemas/color.js'
 import COLORS from './colors.json' with { type: 'json' }
 
@@ -10,7 +11,7 @@ export interface ColorsOptions {
 
 /** GET /colors: the colours, a page at a time, by the Range header (docs/contract.md, Pagination by Range). */
 const colors: FastifyPluginAsyncTypebox<ColorsOptions> = async (fastify, opts) => {
-  const collection = fastify.rangeable(opts.colors ?? COLORS, {
+  const collection = rangeable(opts.colors ?? COLORS, {
     name: { type: 'string', value: (color) => color.name },
     hex: { type: 'string', value: (color) => color.hex },
     rgb: { type: 'integer', value: (color) => color.rgb.reduce((sum, component) => sum + component, 0), limit: 5 }

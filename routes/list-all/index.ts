@@ -3,7 +3,7 @@ import { listAllRoute } from '../../lib/list-all-route.js'
 
 /** GET /list-all/users: the same list as /users/list-all, on another path. */
 const listAll: FastifyPluginAsync = async (fastify) => {
-  listAllRoute(fastify, '/users', 'Every user, for an authenticated user')
+  fastify.get('/users', listAllRoute('Every user, for an authenticated user', fastify.store.users))
 }
 
 export default listAll

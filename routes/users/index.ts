@@ -11,13 +11,11 @@ import { USER_ENCODINGS, renderUsersForm, renderUsersText } from './listing.js'
  */
 const users: FastifyPluginAsyncTypebox = async (fastify) => {
   const repository = fastify.store.users
-  collectionRoutes(fastify, {
-    item: UserSchema,
-    name: 'user',
-    id: 'userid',
-    repository,
-    routes: ['add', 'view', 'update', 'delete']
-  })
+  const user = collectionRoutes({ item: UserSchema, name: 'user', id: 'userid', repository }, fastify)
+  fastify.post('/', user.add)
+  fastify.get('/:userid', user.view)
+  fastify.put('/:userid', user.update)
+  fastify.delete('/:userid', user.delete)
 
   fastify.get('/', {
     schema: {

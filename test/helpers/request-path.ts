@@ -3,12 +3,12 @@
 // change to what a request passes through is made on purpose and read in review.
 import fs from 'node:fs'
 import path from 'node:path'
-import { Session } from 'node:inspector/promises'
-import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import app, { serverOptions } from '../../app.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { projectRoot } from '../../lib/project-root.js'
+import { Locations } from './function-locations.js'
+import { CONTRACTS_DOCUMENT, routeContractsDocument } from './route-contracts.js'
 
 export const DOCUMENT = path.join(projectRoot, 'docs', 'request-path.md')
 
@@ -20,51 +20,6 @@ interface RouterRoute {
   method: string
   path: string
   store: Record<string, unknown> & { handler: Function }
-}
-
-/** Where functions are defined, by V8's own record of each function (the inspector protocol). */
-class Locations {
-  readonly #session = new Session()
-  readonly #scripts = new Map<string, string>()
-
-  async open () {
-    this.#session.connect()
-    this.#session.on('Debugger.scriptParsed', ({ params }) => { this.#scripts.set(params.scriptId, params.url) })
-    await this.#session.post('Debugger.enable')
-  }
-
-  /** The file of a function (of its target, for a bound one): a project path, or the package of a dependency. */
-  async of (fn: Function): Promise<string> {
-    const key = `__requestPathFunction${Math.random().toString(36).slice(2)}`
-    Object.assign(globalThis, { [key]: fn })
-    try {
-      const { result } = await this.#session.post('Runtime.evaluate', { expression: `globalThis.${key}` })
-      let objectId = result.objectId as string
-      for (;;) {
-        const { internalProperties = [] } = await this.#session.post('Runtime.getProperties', { objectId, ownProperties: true })
-        const internal = (name: string) => internalProperties.find((property) => property.name === name)?.value
-        const target = internal('[[TargetFunction]]')
-        if (target?.objectId !== undefined) { objectId = target.objectId; continue }
-        const location = internal('[[FunctionLocation]]')?.value as { scriptId: string } | undefined
-        const url = location === undefined ? undefined : this.#scripts.get(location.scriptId)
-        return url === undefined ? '(native)' : describeFile(url)
-      }
-    } finally {
-      Reflect.deleteProperty(globalThis, key)
-    }
-  }
-
-  close () {
-    this.#session.disconnect()
-  }
-}
-
-/** A script URL as the listing names it: `plugins/not-found.ts`, or `@fastify/compress` for a dependency. */
-function describeFile (url: string): string {
-  const file = url.startsWith('file:') ? fileURLToPath(url) : url
-  const relative = path.relative(projectRoot, file).split(path.sep).join('/')
-  const dependency = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(relative)
-  return dependency === null ? relative : (dependency[1] as string)
 }
 
 /** The routes of the service with the default settings (the memory store, metrics on), as the router holds them. */
@@ -140,5 +95,6 @@ export async function requestPathDocument (): Promise<string> {
 
 if (process.argv[1] !== undefined && import.meta.filename === fs.realpathSync(process.argv[1])) {
   fs.writeFileSync(DOCUMENT, await requestPathDocument())
-  console.log(`Wrote ${path.relative(process.cwd(), DOCUMENT)}`)
+  fs.writeFileSync(CONTRACTS_DOCUMENT, await routeContractsDocument())
+  console.log(`Wrote ${path.relative(process.cwd(), DOCUMENT)} and ${path.relative(process.cwd(), CONTRACTS_DOCUMENT)}`)
 }

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { Type } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { assertError, buildPlugins, json } from '../helpers/index.js'
 import { memoryRepository } from '../../lib/memory/repository.js'
-import { collectionRoutes, preferences } from '../../lib/collection-routes.js'
+import { collectionRoutes, preferences, type Collection } from '../../lib/collection-routes.js'
 
 t.test('preferences: RFC 7240 parsing', async (t) => {
   const cases: Array<[string | undefined, Array<[string, string]>]> = [
@@ -23,15 +23,27 @@ t.test('preferences: RFC 7240 parsing', async (t) => {
   }
 })
 
+/** The five routes of a collection, registered as a route file registers them (routes/products/index.ts). */
+function registerAll (notes: FastifyInstance, collection: Collection<TObject>) {
+  const note = collectionRoutes(collection, notes)
+  notes.get('/', note.list)
+  notes.post('/', note.add)
+  notes.get('/:noteid', note.view)
+  notes.put('/:noteid', note.update)
+  notes.delete('/:noteid', note.delete)
+}
+
 t.test('the factory: one collection from an item schema, an id name and a repository', async (t) => {
   const Note = Type.Object({ text: Type.String() }, { examples: [{ text: 'hello' }] })
   const repository = memoryRepository<{ text: string }>()
   const app = await buildPlugins(t, (server: FastifyInstance) => {
     server.register(async (notes) => {
-      collectionRoutes(notes, { item: Note, name: 'note', id: 'noteid', repository, writeAuth: 'basic' })
+      registerAll(notes, { item: Note, name: 'note', id: 'noteid', repository, writeAuth: 'basic' })
     }, { prefix: '/api/notes' })
     server.register(async (readOnly) => {
-      collectionRoutes(readOnly, { item: Note, name: 'note', id: 'noteid', repository, routes: ['list', 'view'] })
+      const note = collectionRoutes({ item: Note, name: 'note', id: 'noteid', repository }, readOnly)
+      readOnly.get('/', note.list)
+      readOnly.get('/:noteid', note.view)
     }, { prefix: '/read-only' })
   }, { DOCS_CATCH_ALL: 'false' })
   const auth = { authorization: `Basic ${Buffer.from('servant:server').toString('base64')}` }
@@ -57,7 +69,7 @@ t.test('the factory documents every route: summary, produces and every status', 
       if (route.method !== 'HEAD') schemas.set(`${route.method} ${route.url}`, route.schema as Record<string, unknown>)
     })
     server.register(async (notes) => {
-      collectionRoutes(notes, { item: Note, name: 'note', id: 'noteid', repository: memoryRepository<{ text: string }>(), writeAuth: 'bearer' })
+      registerAll(notes, { item: Note, name: 'note', id: 'noteid', repository: memoryRepository<{ text: string }>(), writeAuth: 'bearer' })
     }, { prefix: '/notes' })
   }, { API_TOKENS: 'secret-token' })
   const statuses = (key: string) => Object.keys(schemas.get(key)?.response as object).map(Number)
@@ -76,4 +88,17 @@ t.test('the factory documents every route: summary, produces and every status', 
   t.same(post[204]?.headers?.required, ['Location'], 'Location is always sent')
   t.same(Object.keys(post[201]?.headers?.properties ?? {}), ['Location', 'Preference-Applied'])
   t.same(Object.keys(post[401]?.headers?.properties ?? {}), ['WWW-Authenticate'], 'the auth plugin adds the 401 of the credentials it enforces')
+})
+
+t.test('the factory registers nothing: the options of five routes, from plain values', async (t) => {
+  const Note = Type.Object({ text: Type.String() })
+  const place = (maxItems: number) => ({ prefix: '/notes', config: { BASE_PATH: '/api', COLLECTION_MAX_ITEMS: maxItems } })
+  const note = collectionRoutes({ item: Note, name: 'note', id: 'noteid', repository: memoryRepository<{ text: string }>() }, place(10))
+  t.same(Object.keys(note), ['list', 'add', 'view', 'update', 'delete'])
+  t.same(note.add.config, {}, 'writes open without writeAuth')
+  t.same(Object.keys(note.add.schema.response), ['201', '204', '400', '406', '409', '413', '415', '503'])
+  t.match(note.add.schema.description, /`Location: \/notes\/<id>`/, 'the prefix documents the Location')
+  const unbounded = collectionRoutes({ item: Note, name: 'note', id: 'noteid', repository: memoryRepository<{ text: string }>(), writeAuth: 'basic' }, place(0))
+  t.notOk('409' in unbounded.add.schema.response, 'no ceiling, no 409')
+  t.same(unbounded.delete.config, { auth: 'basic' })
 })

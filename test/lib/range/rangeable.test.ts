@@ -62,9 +62,9 @@ t.test('rangeable: a declaration that cannot work is refused at registration', a
   for (const [label, declare, message] of cases) t.throws(declare, { name: 'TypeError', message }, label)
 })
 
-t.test('the range plugin on a route of its own: headers percent-encoded, Next-Range followed over HTTP', async (t) => {
+t.test('a route of its own over a rangeable collection: headers percent-encoded, Next-Range followed over HTTP', async (t) => {
   const app = await buildPlugins(t, (server) => {
-    const things = server.rangeable(THINGS, THING_FIELDS)
+    const things = rangeable(THINGS, THING_FIELDS)
     server.get('/things', async (request, reply) => {
       reply.code(206).header('total-count', things.size)
       return things.page(request, reply)

@@ -144,12 +144,12 @@ async function tapNeedsBuild (): Promise<boolean> {
   const fromTap = createRequire(tap)
   const { TapConfig } = await import(pathToFileURL(fromTap.resolve('@tapjs/config')).href) as { TapConfig: { load (): Promise<{ pluginSignature: string }> } }
   const { signature } = await import(pathToFileURL(fromTap.resolve('@tapjs/test')).href) as { signature: string }
-  // TapConfig reads the command line as tap's: this runner's own arguments (--system) are not.
-  const argv = process.argv
-  process.argv = argv.slice(0, 2)
+  // TapConfig reads the command line as tap's, from the array tap took at its import: this
+  // runner's own arguments (--system) are not tap's, so they leave that array for the moment.
+  const own = process.argv.splice(2)
   try {
     return (await TapConfig.load()).pluginSignature !== signature
   } finally {
-    process.argv = argv
+    process.argv.push(...own)
   }
 }

@@ -37,7 +37,7 @@ export const GROUPS = {
     { mutate: 'lib/memory/auth-failures.ts', tests: ['test/lib/memory/auth-failures.test.ts', 'test/lib/auth-failures.test.ts'] }
   ],
   requests: [
-    { mutate: 'lib/wire.ts', tests: ['test/plugins/validation.test.ts', 'test/plugins/external/formbody.test.ts'] },
+    { mutate: 'lib/wire.ts', tests: ['test/lib/wire.test.ts', 'test/plugins/validation.test.ts'] },
     { mutate: 'lib/body-limit.ts', tests: ['test/lib/body-limit.test.ts'] },
     { mutate: 'lib/query-redaction.ts', tests: ['test/lib/query-redaction.test.ts'] }
   ],

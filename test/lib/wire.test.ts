@@ -28,11 +28,13 @@ t.test('wireDecoder: scalars by their JSON type, each refusal in Ajv\'s shape', 
       x: { type: 'number' },
       on: { type: 'boolean' },
       s: { type: 'string' },
-      either: { type: ['string', 'null'] }
+      either: { type: ['string', 'null'] },
+      list: { type: ['integer'] }
     }
   }, false)
   t.same(decode({ n: '-12', x: '1.5', on: 'true', s: '007', either: '1' }), { value: { n: -12, x: 1.5, on: true, s: '007', either: '1' } }, 'text that is not a number stays text')
   t.same(decode({ on: 'false' }), { value: { on: false } })
+  t.same(decode({ list: '1' }), { value: { list: '1' } }, 'a list of types is left to the validator')
   t.same(decode({ n: ['3', 'x'] }), { value: { n: 3 } }, 'a repeated parameter: the first occurrence')
   t.same(decode({ s: ['a', 'b'] }), { value: { s: 'a' } }, 'of a string too')
   t.same(decode(null), { value: {} }, 'no data: nothing to decode')
@@ -86,6 +88,7 @@ t.test('form fields: marked, and only they', async (t) => {
   const form = parseForm('a=1&b=2;c=3&a=x%3D')
   t.ok(isFormFields(form))
   t.same({ ...form }, { a: ['1', 'x='], b: '2;c=3' }, 'pairs split at & and =, nowhere else')
+  t.equal(Object.keys(parseForm(Array.from({ length: 1500 }, (_, i) => `k${i}=${i}`).join('&'))).length, 1500, 'every pair: none dropped past 1,000')
 })
 
 t.test('lowerCaseNames: a headers schema\'s names in lower case, required ones too, the rest as it was', async (t) => {

@@ -4,7 +4,7 @@ import { TRICKY_NAMES } from '../../helpers/repository-contract.js'
 import { testPool, testPostgres } from '../../helpers/postgres.js'
 
 t.test('a sort key reads its field from the text: a field name that is not a plain name is refused', async (t) => {
-  t.throws(() => jsonStringKey('name\''), TypeError)
+  t.throws(() => jsonStringKey('name\''), { name: 'TypeError', message: 'a sort key\'s field must be a plain name, not "name\'"' })
   t.throws(() => jsonIntegerKey('a b'), TypeError)
   for (const name of ['Name', '1a', '', 'a-b', 'a.b']) t.throws(() => jsonStringKey(name), TypeError, JSON.stringify(name))
   for (const name of ['a', '_', 'registration_date', 'n2', 'a_1_b']) t.doesNotThrow(() => jsonIntegerKey(name), name)

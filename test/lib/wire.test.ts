@@ -34,7 +34,7 @@ t.test('wireDecoder: scalars by their JSON type, each refusal in Ajv\'s shape', 
   }, false)
   t.same(decode({ n: '-12', x: '1.5', on: 'true', s: '007', either: '1' }), { value: { n: -12, x: 1.5, on: true, s: '007', either: '1' } }, 'text that is not a number stays text')
   t.same(decode({ on: 'false' }), { value: { on: false } })
-  t.same(decode({ list: '1' }), { value: { list: '1' } }, 'a list of types is left to the validator')
+  t.strictSame(decode({ list: '1' }), { value: { list: '1' } }, 'a list of types is left to the validator')
   t.same(decode({ n: ['3', 'x'] }), { value: { n: 3 } }, 'a repeated parameter: the first occurrence')
   t.same(decode({ s: ['a', 'b'] }), { value: { s: 'a' } }, 'of a string too')
   t.same(decode(null), { value: {} }, 'no data: nothing to decode')
@@ -49,7 +49,7 @@ t.test('wireDecoder: scalars by their JSON type, each refusal in Ajv\'s shape', 
 t.test('wireDecoder: a number is decimal, with a fraction and an exponent, and finite', async (t) => {
   const decode = wireDecoder({ type: 'object', properties: { x: { type: 'number' } } }, false)
   const good: Array<[string, number]> = [['1', 1], ['-1.5', -1.5], ['+.5', 0.5], ['1.', 1], ['1e3', 1000], ['1E-3', 0.001],
-    ['.5e+2', 50], ['12.25', 12.25], ['007', 7]]
+    ['.5e+2', 50], ['.25', 0.25], ['1e10', 1e10], ['2.5E+12', 2.5e12], ['12.25', 12.25], ['007', 7]]
   for (const [text, value] of good) t.same(decode({ x: text }), { value: { x: value } }, text)
   for (const text of ['', ' 1', '1 ', '.', 'e3', '1e', '1e+', 'Infinity', '-Infinity', 'NaN', '0x10', '0b1', '--1', '1.2.3', '1e999', '1_000']) {
     t.same(decode({ x: text }), wireError('/x', 'number', 'must be a decimal number'), JSON.stringify(text))
@@ -68,13 +68,13 @@ t.test('wireDecoder: in place, or on a copy that is made once and only when a va
   const schema = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' }, s: { type: 'string' } } }
   const data = { a: '1', b: '2', s: 'x' }
   const inPlace = wireDecoder(schema, false)(data)
-  t.same(inPlace, { value: { a: 1, b: 2, s: 'x' } })
+  t.strictSame(inPlace, { value: { a: 1, b: 2, s: 'x' } })
   t.equal((inPlace as { value: unknown }).value, data, 'decoded in place')
 
   const headers = { a: '1', b: '2', s: 'x' }
   const copied = wireDecoder(schema, true)(headers)
-  t.same(copied, { value: { a: 1, b: 2, s: 'x' } }, 'both values changed on the one copy')
-  t.same(headers, { a: '1', b: '2', s: 'x' }, 'the headers as they came')
+  t.strictSame(copied, { value: { a: 1, b: 2, s: 'x' } }, 'both values changed on the one copy')
+  t.strictSame(headers, { a: '1', b: '2', s: 'x' }, 'the headers as they came')
   const unchanged = { s: 'x', other: 'y' }
   t.equal((wireDecoder(schema, true)(unchanged) as { value: unknown }).value, unchanged, 'nothing changed: no copy')
   t.same(wireDecoder({}, true)({ a: '1' }), { value: { a: '1' } }, 'a schema without properties decodes nothing')

@@ -192,7 +192,7 @@ t.test('every listed name and every key prefix counts: a name taken off the list
 })
 
 t.test('a name is a credential\'s as a whole, a key of it, or decoded from well-formed escapes only', async (t) => {
-  for (const name of ['keymonkey', 'key-turkey', 'KEYmonkey']) t.notOk(isCredentialName(name), `${name}: key as a word, but not the last`)
+  for (const name of ['keymonkey', 'key-turkey', 'KEYmonkey', 'x-keymonkey', 'api_keychain_turkey']) t.notOk(isCredentialName(name), `${name}: key as a word, but not the last`)
   for (const url of [
     // Brackets and dots split a name into keys only where they nest: none of these keys is a credential's.
     '/x?user[name]=Ada&a.b=1&token]x=2',

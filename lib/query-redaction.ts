@@ -48,7 +48,8 @@ function normalise (name: string): string {
 }
 
 const LISTED = new Set([...CREDENTIAL_PARAMETERS].map(normalise))
-const KEY_WORD = /(?:^|[-_])key$/i
+/** `key` as a word after `-` or `_`; alone, it is listed. */
+const KEY_WORD = /[-_]key$/i
 const KEY_AFTER_PREFIX = new RegExp(`^(?:${KEY_PREFIXES.join('|')})key$`)
 
 /**

@@ -21,7 +21,7 @@ function frozenCopy<T> (value: T): T {
   for (const key of Object.keys(value)) {
     const child = frozenCopy((value as Record<string, unknown>)[key])
     // JSON.parse makes "__proto__" an own key; an assignment would set the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true })
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: child, enumerable: true })
     else copy[key] = child
   }
   return Object.freeze(copy) as T
@@ -80,15 +80,15 @@ class MemoryListing<T> implements Listing<T> {
  * by binary search). Each operation runs to its end without yielding, so it is atomic (a create's
  * check of the ceiling, `maxItems` items, 0 for none, with it); ids come from a counter that only grows.
  *
- * A listing is a snapshot in O(1): it keeps the arrays as they are, and the next write copies them
+ * A listing is a snapshot in O(1): it keeps the items' array as it is, and the next write copies it
  * first (copy on write), so that what a listing reads never changes under it. A sorted listing
  * sorts the snapshot once, a slice at a time (lib/sort-in-slices.ts), and every listing by that
  * key shares the sorted copy until the next write.
  */
 export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly<Record<string, SortKey<T>>> = {}, maxItems = 0): Repository<T> {
-  let ids: number[] = []
+  const ids: number[] = []
   let items: T[] = []
-  /** A listing holds the arrays: the next write copies them. */
+  /** A listing holds the items' array: the next write copies it. */
   let shared = false
   let lastId = 0
   for (const item of seed) {
@@ -97,10 +97,9 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
   }
   let sorted = new Map<string, Promise<T[]>>()
 
-  /** The arrays, ready to change: copied first when a listing holds them; the sorted copies are stale. */
+  /** The arrays, ready to change: the items copied first when a listing holds them (it reads the ids when it is made); the sorted copies are stale. */
   function writing (): void {
     if (shared) {
-      ids = ids.slice()
       items = items.slice()
       shared = false
     }
@@ -146,13 +145,12 @@ export function memoryRepository<T> (seed: readonly T[] = [], sortKeys: Readonly
       if (items.length > SHORT_LIST) shared = true
       return new MemoryListing(items, items.length, { full: false }, 0, items.length, 1)
     },
+    // position() is -1 for an id not stored, and items[-1] is undefined.
     async get (id) {
-      const at = position(id)
-      return at === -1 ? undefined : items[at]
+      return items[position(id)]
     },
     entry (id) {
-      const at = position(id)
-      return at === -1 ? undefined : items[at]
+      return items[position(id)]
     },
     async create (item) {
       // The seed counts, as the items a database starts with do.

@@ -6,7 +6,8 @@ export const GROUPS = {
     { mutate: 'lib/range/grammar.ts', tests: ['test/lib/range/grammar.test.ts'] },
     { mutate: 'lib/range/keyed.ts', tests: ['test/lib/range/keyed.test.ts'] },
     { mutate: 'lib/range/rangeable.ts', tests: ['test/lib/range/rangeable.test.ts'] },
-    { mutate: 'lib/range/select.ts', tests: ['test/lib/range/select.test.ts'] }
+    { mutate: 'lib/range/select.ts', tests: ['test/lib/range/select.test.ts'] },
+    { mutate: 'lib/range/pattern.ts', tests: ['test/lib/range/pattern.test.ts'] }
   ],
   description: [
     { mutate: 'lib/description/render.ts', tests: ['test/lib/description/render.test.ts'] },
@@ -34,6 +35,16 @@ export const GROUPS = {
     { mutate: 'lib/client-address.ts', tests: ['test/lib/client-address.test.ts'] },
     { mutate: 'lib/auth-failures.ts', tests: ['test/lib/auth-failures.test.ts', 'test/lib/memory/auth-failures.test.ts'] },
     { mutate: 'lib/memory/auth-failures.ts', tests: ['test/lib/memory/auth-failures.test.ts', 'test/lib/auth-failures.test.ts'] }
+  ],
+  requests: [
+    { mutate: 'lib/wire.ts', tests: ['test/lib/wire.test.ts', 'test/plugins/validation.test.ts'] },
+    { mutate: 'lib/body-limit.ts', tests: ['test/lib/body-limit.test.ts'] },
+    { mutate: 'lib/query-redaction.ts', tests: ['test/lib/query-redaction.test.ts'] }
+  ],
+  stores: [
+    { mutate: 'lib/memory/repository.ts', tests: ['test/lib/memory/repository.test.ts'] },
+    { mutate: 'lib/postgres/batcher.ts', tests: ['test/lib/postgres/batcher.test.ts'] },
+    { mutate: 'lib/postgres/sort-keys.ts', tests: ['test/lib/postgres/sort-keys.test.ts'] }
   ]
 }
 

@@ -32,12 +32,18 @@ t.test('the longest JSON: every string at its maxLength, each character escaped 
   t.equal(longestJson(Type.Union([Type.Literal('hi'), Type.Null()])), escapedJson('hi').length)
   t.equal(longestJson(Type.Array(Type.Null(), { maxItems: 0 })), 2, 'an empty list: []')
   t.equal(longestJson(Type.Object({})), 2, 'an empty object: {}')
+  t.equal(longestJson(Type.Null()), 'null'.length)
+  t.equal(longestJson(Type.Integer({ minimum: -5, maximum: 100 })), '100'.length, 'the longer bound')
+  t.equal(longestJson(Type.Literal(12345)), '12345'.length, 'a constant that is no string: its JSON')
+  t.equal(longestJson({ type: 'string', enum: ['ab', 'abcd', 'a'] }), escapedJson('abcd').length, 'the longest of an enum, not its type\'s bound')
+  t.equal(longestJson({ enum: [true, 'x', null] }), escapedJson('x').length, 'of constants of any type')
 })
 
 t.test('a schema that leaves a string, a list or an integer unbounded has no longest body', async (t) => {
   t.equal(longestJson(Type.Object({ text: Type.String() })), Infinity)
   t.equal(longestJson(Type.Array(Type.Integer({ minimum: 0, maximum: 9 }))), Infinity)
   t.equal(longestJson(Type.Integer({ minimum: 0 })), Infinity)
+  t.equal(longestJson(Type.Integer({ maximum: 9 })), Infinity)
   t.equal(longestJson(Type.Any() as BoundedSchema), Infinity)
   t.equal(bodyLimitOf(Type.Object({ text: Type.String() })), Infinity)
   t.equal(longestForm(Type.Object({ tags: Type.Array(Type.String({ maxLength: 1 })) })), Infinity)

@@ -176,3 +176,28 @@ t.test('property: redacting twice is redacting once', async (t) => {
   }), { numRuns: propertyRuns(1000), seed: 30 })
   t.pass('1,000 URLs')
 })
+
+t.test('every listed name and every key prefix counts: a name taken off the lists fails here', async (t) => {
+  const listed = ['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'credential', 'credentials', 'auth', 'authorization',
+    'bearer', 'jwt', 'token', 'auth_token', 'api_token', 'apitoken', 'key', 'apikey', 'api_key', 'api-key', 'x-api-key', 'private_key',
+    'session', 'sessionid', 'session_id', 'jsessionid', 'phpsessid', 'access_token', 'refresh_token', 'id_token', 'id_token_hint', 'code',
+    'code_verifier', 'client_secret', 'client_assertion', 'assertion', 'oauth_token', 'oauth_token_secret', 'oauth_verifier',
+    'oauth_signature', 'signature', 'sig', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'awsaccesskeyid',
+    'x-goog-signature', 'x-goog-credential']
+  t.same([...CREDENTIAL_PARAMETERS].sort(), listed.toSorted())
+  for (const name of listed) t.equal(redactQuery(`/x?${name}=v&a=1`), `/x?${name}=${REDACTED}&a=1`, name)
+  const prefixes = ['api', 'access', 'private', 'secret', 'secure', 'client', 'signing', 'session', 'master', 'auth', 'encryption', 'ssh', 'license']
+  t.same(KEY_PREFIXES, prefixes)
+  for (const prefix of prefixes) t.ok(isCredentialName(`${prefix}key`), `${prefix}key`)
+})
+
+t.test('a name is a credential\'s as a whole, a key of it, or decoded from well-formed escapes only', async (t) => {
+  for (const name of ['keymonkey', 'key-turkey', 'KEYmonkey', 'x-keymonkey', 'api_keychain_turkey']) t.notOk(isCredentialName(name), `${name}: key as a word, but not the last`)
+  for (const url of [
+    // Brackets and dots split a name into keys only where they nest: none of these keys is a credential's.
+    '/x?user[name]=Ada&a.b=1&token]x=2',
+    // Escapes whose digits are not hexadecimal, which a looser decoding would read as `sig`, `token`, `pass`, `api_key`.
+    '/x?s%6@g=1&s%6`g=2&to%5ren=3&to%7+en=4&p%6zss=5&api%6zkey=6'
+  ]) t.equal(redactQuery(url), url, url)
+  t.equal(redactQuery('/x?user.token=1&a[b][token]=2'), `/x?user.token=${REDACTED}&a[b][token]=${REDACTED}`)
+})

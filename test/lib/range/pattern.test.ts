@@ -100,3 +100,20 @@ t.test('what the pattern leaves out, the grammar still takes: the pattern is a s
     t.doesNotThrow(() => parseRange(header, COLORS), 'the grammar takes it')
   }
 })
+
+t.test('each row of UTF-8\'s table (RFC 3629), at its ends: the pattern takes it, in either case; its overlong and out-of-range neighbours, neither', async (t) => {
+  const colors = regex(rangePattern(COLORS))
+  const ends = [0x7f, 0x80, 0x7ff, 0x800, 0xfff, 0x1000, 0xcfff, 0xd000, 0xd7ff, 0xe000, 0xffff, 0x10000, 0x3ffff, 0x40000, 0xfffff, 0x100000, 0x10ffff]
+  for (const code of ends) {
+    const encoded = encodeURIComponent(String.fromCodePoint(code))
+    for (const value of [encoded, encoded.toLowerCase()]) {
+      t.ok(colors.test(`name ${value}`), `U+${code.toString(16)}: ${value}`)
+      t.doesNotThrow(() => parseRange(`name ${value}`, COLORS))
+    }
+  }
+  // Overlong forms of U+07FF, U+FFFF; a surrogate; past U+10FFFF.
+  for (const value of ['%C1%BF', '%E0%9F%BF', '%F0%8F%BF%BF', '%ED%A0%80', '%ED%BF%BF', '%F4%90%80%80', '%F5%80%80%80']) {
+    t.notOk(colors.test(`name ${value}`), `${value} does not match`)
+    t.throws(() => parseRange(`name ${value}`, COLORS), { statusCode: 400, message: /^Invalid Range/ }, 'and the grammar refuses it')
+  }
+})

@@ -32,7 +32,7 @@ t.test('fastify start (npm run dev) takes the settings server.ts takes: address,
 
   const res = await fetch(`${url}/hello?name=cli&token=s3cret`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
   t.same(await res.json(), { msg: 'Hello, cli' })
-  const incoming = logs.find((entry) => entry.msg === 'incoming request')
+  const incoming = logs.find((entry) => entry.msg === 'request completed')
   t.ok(incoming !== undefined, 'LOG_LEVEL=info: requests are logged (fastify-cli alone logs at fatal)')
   t.equal(incoming?.req.remoteAddress, '203.0.113.9', 'TRUST_PROXY=1: the forwarded client address')
   t.equal(incoming?.req.url, '/hello?name=cli&token=[redacted]', 'a credential\'s value redacted, as by server.ts')

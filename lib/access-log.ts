@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { requestFields, writeLine, writesAt } from './logger.js'
+import { requestJson, writeLine, writesAt } from './logger.js'
 
 /** pino's levels, by number. */
 const DEBUG = 20
@@ -51,7 +51,7 @@ export class AccessLogController extends LogController {
     const responseTime = reply.elapsedTime
     if (error) {
       log.error({ req: request, res: reply, err: error, responseTime }, 'request errored')
-    } else if (!writeLine(log, INFO, { req: requestFields(request), res: { statusCode: reply.statusCode }, responseTime, msg: 'request completed' })) {
+    } else if (!writeLine(log, INFO, `${requestJson(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTime},"msg":"request completed"`)) {
       log.info({ req: request, res: reply, responseTime }, 'request completed')
     }
   }

@@ -23,6 +23,18 @@ export function requestFields (request: FastifyRequest) {
   }
 }
 
+/** `,"name":value` as JSON.stringify writes a member of an object: nothing for undefined. */
+const member = (name: string, value: string | number | undefined) => value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`
+
+/**
+ * requestFields as the JSON of a line's `req` member, written directly: the line of every request
+ * at info, which would otherwise build two objects only to serialise them.
+ */
+export function requestJson (request: FastifyRequest): string {
+  return `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(quoteUrl(request.url, LOGGED_URL_LIMIT))},"host":${JSON.stringify(request.host)}` +
+    `${member('remoteAddress', request.ip)}${member('remotePort', request.socket?.remotePort)}}`
+}
+
 /**
  * Set on the root loggers serverLogger made, and so on their pino children: pino with pino's own
  * format (no formatters, mixin or message key of their own), whose lines `writeLine` may write as
@@ -65,11 +77,12 @@ class LazyLogger {
   }
 
   /**
-   * Writes `fields` (plain JSON values, the message among them) at `level` as pino writes a line of
-   * this logger, its bindings and its parents' included, without making pino's child, as long as
-   * none was made and the root is one of serverLogger's; false otherwise, and nothing written.
+   * Writes a line at `level` as pino writes one of this logger, its bindings and its parents'
+   * included, without making pino's child: `members`, the line's own members as JSON (`"a":1,"msg":"…"`),
+   * after them. False, and nothing written, when pino's format may not be the plain one (a root
+   * that serverLogger did not make); true when written, or below the level.
    */
-  writeLine (level: number, fields: object): boolean {
+  writeLine (level: number, members: string): boolean {
     if (this.#threshold > level) return true
     // The bindings of the lazy loggers up to the first real one, whose own pino has serialised.
     let bindings = ''
@@ -82,7 +95,7 @@ class LazyLogger {
     const real = (logger instanceof LazyLogger ? logger.#child : logger) as unknown as PinoInternals
     if (real[PLAIN] !== true) return false
     const time = (real[timeSym] as () => string)()
-    ;(real[streamSym] as DestinationStream).write(`{"level":${level}${time}${real[chindingsSym] as string}${bindings},${JSON.stringify(fields).slice(1)}\n`)
+    ;(real[streamSym] as DestinationStream).write(`{"level":${level}${time}${real[chindingsSym] as string}${bindings},${members}}\n`)
     return true
   }
 
@@ -123,12 +136,13 @@ export function bindRequestLogger (log: FastifyBaseLogger, bindings: Bindings): 
 }
 
 /**
- * Writes a line of a request's logger at `level` (`fields` plain JSON values, `msg` among them) as
- * pino would, without the child logger pino makes for the request's bindings (LazyLogger.writeLine);
- * false, and nothing written, for a logger that cannot: the caller writes it through the logger.
+ * Writes a line of a request's logger at `level` (`members`: its own members as JSON, `msg` among
+ * them) as pino would, without the child logger pino makes for the request's bindings
+ * (LazyLogger.writeLine); false, and nothing written, for a logger that cannot: the caller writes
+ * it through the logger.
  */
-export function writeLine (log: FastifyBaseLogger, level: number, fields: object): boolean {
-  return log instanceof LazyLogger && log.writeLine(level, fields)
+export function writeLine (log: FastifyBaseLogger, level: number, members: string): boolean {
+  return log instanceof LazyLogger && log.writeLine(level, members)
 }
 
 /** Whether `log` writes lines at `level`. */

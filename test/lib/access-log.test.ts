@@ -1,10 +1,10 @@
 import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
 import { loggerOptions, serverOptions } from '../../app.js'
 import { AccessLogController, RUNNING_CHECK_MS } from '../../lib/access-log.js'
 import { loadConfig } from '../../lib/config/load.js'
-import { lazyChildLoggerFactory, serverLogger } from '../../lib/logger.js'
+import { lazyChildLoggerFactory, requestFields, requestJson, serverLogger } from '../../lib/logger.js'
 import { build, logSink, until } from '../helpers/index.js'
 
 // One line per request at info, when it ends (lib/access-log.ts): what operators read of a request,
@@ -115,4 +115,15 @@ t.test('`fastify start`: on the logger fastify-cli makes, the same line, through
   await server.inject({ url: '/?password=s3cret', headers: { 'x-request-id': 'cli' } })
   t.match(sink.entries.filter((entry) => entry.reqId === 'cli'), [{ msg: 'request completed', req: { method: 'GET', url: '/?password=[redacted]' }, res: { statusCode: 200 }, responseTime: Number }])
   t.equal(sink.entries.filter((entry) => entry.reqId === 'cli').length, 1)
+})
+
+t.test('requestJson writes what requestFields gives, serialised', async (t) => {
+  const requests = [
+    { method: 'GET', url: '/a?token=s3cret&q="quoted"\\', host: 'h\u00e9:80', ip: '::1', socket: { remotePort: 5 } },
+    { method: 'POST', url: `/${'x'.repeat(2000)}`, host: '', ip: undefined, socket: undefined },
+    { method: 'GET', url: '/', host: 'localhost', ip: '127.0.0.1', socket: { remotePort: undefined } }
+  ] as unknown as FastifyRequest[]
+  for (const request of requests) {
+    t.same(JSON.parse(`{${requestJson(request)}}`), JSON.parse(JSON.stringify({ req: requestFields(request) })), request.url.slice(0, 20))
+  }
 })

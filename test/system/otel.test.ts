@@ -80,7 +80,7 @@ t.test('the production entry follows OTEL_TRACES_SAMPLER: always_off records not
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   t.equal(receiver.received.requests, 0, 'nothing exported')
-  t.match(linesOf(server.logs, 'bundle-unsampled'), [{ trace_id: /^[0-9a-f]{32}$/, trace_flags: '00' }, { trace_flags: '00' }])
+  t.match(linesOf(server.logs, 'bundle-unsampled'), [{ msg: 'request completed', trace_id: /^[0-9a-f]{32}$/, trace_flags: '00' }])
 })
 
 t.test('the production entry, a collector that refuses every export: requests answered, one warning a minute, exit 0', async (t) => {

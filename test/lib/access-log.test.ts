@@ -4,7 +4,7 @@ import Fastify, { type FastifyRequest } from 'fastify'
 import { loggerOptions, serverOptions } from '../../app.js'
 import { AccessLogController, RUNNING_CHECK_MS } from '../../lib/access-log.js'
 import { loadConfig } from '../../lib/config/load.js'
-import { lazyChildLoggerFactory, requestFields, requestJson, serverLogger } from '../../lib/logger.js'
+import { lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeLine } from '../../lib/logger.js'
 import { build, logSink, until } from '../helpers/index.js'
 
 // One line per request at info, when it ends (lib/access-log.ts): what operators read of a request,
@@ -126,4 +126,34 @@ t.test('requestJson writes what requestFields gives, serialised', async (t) => {
   for (const request of requests) {
     t.same(JSON.parse(`{${requestJson(request)}}`), JSON.parse(JSON.stringify({ req: requestFields(request) })), request.url.slice(0, 20))
   }
+})
+
+t.test('a logger of another format (formatters of its own) gets the line through pino; below the level, nothing', async (t) => {
+  const sink = logSink('info')
+  const instance = serverLogger({ ...sink.logger, formatters: { level: (label: string) => ({ level: label }) } })
+  const server = Fastify({ ...serverOptions(config, { logger: false }), logger: undefined, loggerInstance: instance })
+  t.teardown(() => server.close())
+  server.get('/', async () => 'ok')
+  await server.inject({ url: '/', headers: { 'x-request-id': 'formatted' } })
+  t.match(sink.entries.filter((entry) => entry.reqId === 'formatted'), [{ level: 'info', msg: 'request completed', req: { url: '/' }, res: { statusCode: 200 } }])
+
+  const warn = logSink('warn')
+  const log = serverLogger(warn.logger).child({ reqId: 'quiet' })
+  t.ok(writeLine(log, 30, '"msg":"below the level"'), 'nothing to write: done')
+  t.equal(warn.entries.length, 0)
+})
+
+t.test('a response that fails (its `error` event) is written as an error, with the request', async (t) => {
+  const sink = logSink('info')
+  const server = Fastify({ ...serverOptions(config, { logger: sink.logger }) })
+  t.teardown(() => server.close())
+  // Fastify calls requestCompleted with the error of the response's `error` event.
+  const controller = new AccessLogController()
+  server.get('/', async (request, reply) => {
+    controller.incomingRequest(request, reply)
+    controller.requestCompleted(new Error('socket broke'), request, reply)
+    return 'ok'
+  })
+  await server.inject({ url: '/', headers: { 'x-request-id': 'broken' } })
+  t.match(sink.entries.filter((entry) => entry.reqId === 'broken'), [{ level: 50, msg: 'request errored', err: { message: 'socket broke' }, req: { url: '/' }, responseTime: Number }])
 })

@@ -1,13 +1,13 @@
 import path from 'node:path'
 import autoload from '@fastify/autoload'
-import type { FastifyHttpOptions, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify'
+import type { FastifyHttpOptions, FastifyInstance, RawServerDefault } from 'fastify'
 import config, { type ConfigPluginOptions } from './plugins/config.js'
 import type { Config } from './lib/config/schema.js'
 import { trustProxyOption } from './lib/config/trust-proxy.js'
-import { quoteUrl } from './lib/errors.js'
 import { clientErrorHandler, frameworkErrors } from './lib/framework-errors.js'
 import { requestId } from './lib/request-id.js'
-import { serverLogger, type ServerLoggerOptions } from './lib/logger.js'
+import { requestFields, serverLogger, type ServerLoggerOptions } from './lib/logger.js'
+import { AccessLogController } from './lib/access-log.js'
 import { REDACTED } from './lib/query-redaction.js'
 import { activeTracing } from './lib/tracing.js'
 import { holdNextTickShape } from './lib/next-tick-shape.js'
@@ -19,9 +19,6 @@ import { TIMEOUT_CHECK_INTERVAL_MS } from './lib/connections.js'
  */
 export const PLUGIN_START_MS = 10_000
 
-/** How much of a URL the log lines quote: a long one is cut (the request line may be 16 kB). */
-const LOGGED_URL_LIMIT = 1024
-
 /**
  * The logger's options, from the settings: the level, Fastify's request serializer with the URL
  * shortened, credentials redacted (headers, and query parameters: lib/query-redaction.ts).
@@ -31,13 +28,7 @@ export function loggerOptions (config: Config) {
     level: config.LOG_LEVEL,
     serializers: {
       // Fastify's own request serializer, the URL shortened and its credentials redacted.
-      req: (request: FastifyRequest) => ({
-        method: request.method,
-        url: quoteUrl(request.url, LOGGED_URL_LIMIT),
-        host: request.host,
-        remoteAddress: request.ip,
-        remotePort: request.socket?.remotePort
-      })
+      req: requestFields
     },
     // Credentials never reach the logs where headers are logged. Plain paths only: pino applies
     // redaction to every child logger's bindings, once per request, and wildcards make that slow.
@@ -69,8 +60,9 @@ export function serverOptions (config: Config, { logger = loggerOptions(config) 
     genReqId: requestId,
     // pino, whose request loggers are made when they first write a line (see lib/logger.ts).
     ...(logger === false ? { logger: false } : { loggerInstance: serverLogger(logger) }),
-    // With tracing (lib/tracing.ts, started before): "incoming request" waits for the request's span.
-    logController: activeTracing()?.logController,
+    // One line per request, when it ends (lib/access-log.ts); with tracing (lib/tracing.ts, started
+    // before), its lines wait for the request's span.
+    logController: activeTracing()?.logController ?? new AccessLogController(),
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Give slow clients a bound; responses (e.g. long streams) are not limited by these. node:http
     // looks for connections past them every connectionsCheckingInterval (30 s by default, which cut

@@ -45,15 +45,22 @@ export async function waitFor (url, timeoutMs = 15_000) {
 
 /**
  * A Node process (`args` after node itself) on a free loopback port (PORT, HOST), ready once
- * `healthPath` answers 200; killed if it does not within `timeoutMs`.
+ * `healthPath` answers 200; killed if it does not within `timeoutMs`. With `readStdout`, its stdout
+ * is a pipe that this process reads as a log collector does, counting the lines and bytes (`logged`);
+ * otherwise it goes nowhere.
  */
-export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
+export function startProcess (args, env, healthPath, timeoutMs = 15_000, { readStdout = false } = {}) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
       // A ceiling of items that no bench reaches (they POST hundreds of thousands of users): each
       // POST still checks it, as in production, and none is refused.
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', COLLECTION_MAX_ITEMS: '1000000000', ...env },
-      stdio: ['ignore', 'ignore', 'inherit']
+      stdio: ['ignore', readStdout ? 'pipe' : 'ignore', 'inherit']
+    })
+    const logged = { lines: 0, bytes: 0 }
+    child.stdout?.on('data', (chunk) => {
+      logged.bytes += chunk.length
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) logged.lines++
     })
     const url = `http://127.0.0.1:${port}`
     try {
@@ -65,6 +72,8 @@ export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
     return {
       url,
       pid: child.pid,
+      /** What the process wrote to stdout so far, with `readStdout`: lines and bytes. */
+      logged: () => ({ ...logged }),
       /** CPU time (user + system) the process has used so far, in microseconds (Linux). */
       cpuMicros () {
         const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -88,9 +97,12 @@ export function startProcess (args, env, healthPath, timeoutMs = 15_000) {
   })
 }
 
-/** The service from dist/, request logging off so that both sides of a pair do the same work. */
-export function startService (env = {}, { timeoutMs = 60_000 } = {}) {
-  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', ...env }, '/health', timeoutMs)
+/**
+ * The service from dist/, request logging off so that both sides of a pair do the same work
+ * (`LOG_LEVEL: undefined` in `env` runs it at the production default). `readStdout`: see startProcess.
+ */
+export function startService (env = {}, { timeoutMs = 60_000, readStdout = false } = {}) {
+  return startProcess([serverEntry], { LOG_LEVEL: 'warn', NODE_ENV: 'production', STORE: 'memory', ...env }, '/health', timeoutMs, { readStdout })
 }
 
 /** The service without its production plugins (see service-without-edge.js), set as startService. */
@@ -231,23 +243,24 @@ async function autocannonRun (url, { method, body, headers, duration, connection
  * The same request against several servers (from startService, startRaw…), in alternating rounds
  * so that all see the same machine. For each, in the order given: the median requests/s, and the
  * median server CPU time per request in µs, which the load generator sharing the machine disturbs
- * far less than throughput; and how many requests it was sent in all, warm-up included.
+ * far less than throughput, with each round's (`cpuRounds`); and how many requests it was sent in
+ * all, warm-up included. `method` and `body` as `load` takes them.
  */
-export async function compare (servers, requestPath, { headers = {}, rounds = 5, duration = 5 } = {}) {
+export async function compare (servers, requestPath, { headers = {}, rounds = 5, duration = 5, method, body } = {}) {
   const sent = servers.map(() => 0)
-  for (const [index, { url }] of servers.entries()) sent[index] += (await load(url + requestPath, { headers, duration: 1 })).requests
+  for (const [index, { url }] of servers.entries()) sent[index] += (await load(url + requestPath, { method, body, headers, duration: 1 })).requests
   const rps = servers.map(() => [])
   const cpu = servers.map(() => [])
   for (let i = 0; i < rounds; i++) {
     for (const [index, server] of servers.entries()) {
       const before = server.cpuMicros()
-      const run = await load(server.url + requestPath, { headers, duration })
+      const run = await load(server.url + requestPath, { method, body, headers, duration })
       rps[index].push(run.rps)
       cpu[index].push((server.cpuMicros() - before) / run.requests)
       sent[index] += run.requests
     }
   }
-  return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]), requests: sent[index] }))
+  return servers.map((_, index) => ({ rps: median(rps[index]), cpuMicros: median(cpu[index]), cpuRounds: cpu[index], requests: sent[index] }))
 }
 
 /**

@@ -29,7 +29,8 @@ const FRAMEWORK_MESSAGES: Record<string, (request: FastifyRequest) => string> = 
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const statusCode = error.statusCode ?? 400
   const message = FRAMEWORK_MESSAGES[error.code]?.(request) ?? error.message
-  request.log.info({ statusCode, code: error.code, reason: message }, 'request refused')
+  // The request's only line: Fastify writes no "request completed" for these (lib/access-log.ts).
+  request.log.info({ req: request, statusCode, code: error.code, reason: message }, 'request refused')
   // No hook runs for these answers: the headers every answer has are set here.
   reply.code(statusCode).headers(API_HEADERS).header(REQUEST_ID_HEADER, request.id).type(JSON_TYPE)
     .send(JSON.stringify(errorBody(statusCode, message, error.code)))

@@ -5,6 +5,20 @@ import os from 'node:os'
 export const RETRY_MS = 50
 
 /**
+ * The longest a line waits before it is written, when stdout has room: lines gather for up to this
+ * long and go out in one write (a write per request, or even per turn of the event loop, costs the
+ * service more CPU than the line itself: figures, bench/README.md). What a crash that skips the
+ * exit's handler (SIGKILL, the kernel's OOM killer, a fatal V8 error) loses at most: docs/operations.md, Logs.
+ */
+export const FLUSH_MS = 100
+
+/**
+ * Characters that go out at the end of the turn rather than waiting for FLUSH_MS: a quarter of a
+ * pipe's 64 KiB, so that a write of them fits in a pipe its reader keeps up with.
+ */
+export const FLUSH_LENGTH = 16 * 1024
+
+/**
  * The most characters of lines that wait for room: past it a line is dropped and counted, so a
  * reader that has stopped reading costs a bounded amount of memory, not a little more each request.
  */
@@ -17,7 +31,8 @@ function droppedLine (dropped: number): string {
 
 /**
  * Where pino writes the service's log lines: a file descriptor (stdout), written from the main
- * thread, the lines of one turn of the event loop in one write after it. The descriptor must not
+ * thread, the lines gathered in one write FLUSH_MS after the first of them, or at the end of the
+ * turn once FLUSH_LENGTH characters wait (pino's `minLength`, with its timed flush). The descriptor must not
  * block (stdout a pipe or a socket: see `stdoutDestination`): lines that a full pipe has no room
  * for wait here, in order, and are tried again every RETRY_MS, up to WAITING_LIMIT (then dropped,
  * and their number written once there is room again). Once the reader has gone (EPIPE), or
@@ -37,8 +52,10 @@ export class LogDestination {
   #unsent: Buffer | undefined
   /** The lines that came since, after it. */
   #later = ''
-  /** The write to come: after this turn of the event loop, or RETRY_MS after the descriptor had no room. */
+  /** The write to come: FLUSH_MS after the first line waiting, after this turn of the event loop, or RETRY_MS after the descriptor had no room. */
   #next: NodeJS.Immediate | NodeJS.Timeout | undefined
+  /** Whether #next is the FLUSH_MS timer, which more lines, or someone waiting for them, bring forward. */
+  #delayed = false
   #gone = false
   /** Lines dropped since the last write, for want of room. */
   #dropped = 0
@@ -49,7 +66,7 @@ export class LogDestination {
     this.#fd = fd
   }
 
-  /** pino's one call: a line (or several), written after this turn of the event loop. */
+  /** pino's one call: a line (or several), written within FLUSH_MS. */
   write (line: string): void {
     if (this.#gone) return
     if (this.waiting + line.length > WAITING_LIMIT) {
@@ -57,7 +74,24 @@ export class LogDestination {
       return
     }
     this.#later += line
-    this.#next ??= setImmediate(this.#writeNext)
+    if (this.#next === undefined) {
+      if (this.#later.length < FLUSH_LENGTH) {
+        // Unreferenced: lines waiting never keep the process alive; its exit writes them.
+        this.#next = setTimeout(this.#writeNext, FLUSH_MS).unref()
+        this.#delayed = true
+      } else {
+        this.#next = setImmediate(this.#writeNext)
+      }
+    } else if (this.#delayed && this.#later.length >= FLUSH_LENGTH) {
+      this.#soon()
+    }
+  }
+
+  /** The FLUSH_MS timer brought forward to the end of this turn. */
+  #soon (): void {
+    clearTimeout(this.#next as NodeJS.Timeout)
+    this.#delayed = false
+    this.#next = setImmediate(this.#writeNext)
   }
 
   /** How much waits to be written: bytes of a line cut short, characters of the lines after it. */
@@ -65,9 +99,13 @@ export class LogDestination {
     return (this.#unsent?.length ?? 0) + this.#later.length
   }
 
-  /** Resolves once every line written so far is out, or never will be (the descriptor is gone). */
+  /**
+   * Resolves once every line written so far is out, or never will be (the descriptor is gone): lines
+   * waiting for FLUSH_MS are written at the end of this turn.
+   */
   flushed (): Promise<void> {
     if (this.#unsent === undefined && this.#later === '') return Promise.resolve()
+    if (this.#delayed) this.#soon()
     return new Promise((resolve) => this.#onFlushed.push(resolve))
   }
 
@@ -81,6 +119,7 @@ export class LogDestination {
 
   readonly #writeNext = (): void => {
     this.#next = undefined
+    this.#delayed = false
     if (!this.#writeOut()) this.#next = setTimeout(this.#writeNext, RETRY_MS)
   }
 

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Span, SpanStatusCode } from '@opentelemetry/api'
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { LogController, type FastifyBaseLogger, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyPluginCallback, FastifyReply, FastifyRequest, LogController } from 'fastify'
+import { AccessLogController } from './access-log.js'
 import { bindRequestLogger } from './logger.js'
 import { packageInfo } from './package-info.js'
 import { throttled } from './throttle.js'
@@ -35,7 +36,7 @@ export interface Tracing {
   readonly endpoint: string
   /** @fastify/otel's plugin: the request span. */
   readonly plugin: FastifyPluginCallback
-  /** Server option: the "incoming request" line waits for the request's span (and its trace ids). */
+  /** Server option: the request's lines (lib/access-log.ts) wait for the request's span (and its trace ids). */
   readonly logController: LogController
   /** From now on, the SDK's warnings (export failures, dropped spans) go to this logger. */
   logTo: (log: FastifyBaseLogger) => void
@@ -85,11 +86,12 @@ function unsupported (env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * The server's LogController while tracing: Fastify writes "incoming request" before the first
- * hook runs, so before the request's span starts; held back here, it is written when the span
- * starts (with the trace ids, see onRequestSpan), or else before the request's last line.
+ * The server's LogController while tracing: Fastify starts a request's lines (AccessLogController:
+ * "incoming request" at debug, the request counted as running) before the first hook runs, so
+ * before the request's span starts; held back here, they start when the span starts (with the
+ * trace ids, see onRequestSpan), or else before the request's last line.
  */
-class TracedLogController extends LogController {
+class TracedLogController extends AccessLogController {
   readonly #waiting = new WeakMap<FastifyRequest, FastifyReply>()
 
   override incomingRequest (request: FastifyRequest, reply: FastifyReply): void {

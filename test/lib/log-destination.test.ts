@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
+import { FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
 import { stdoutPipe, until } from '../helpers/index.js'
 
 /** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
@@ -37,19 +37,47 @@ function lines (count: number, size: number): string[] {
   return Array.from({ length: count }, (_, i) => `{"n":${i},"msg":"${'x'.repeat(size)}"}\n`)
 }
 
-t.test('the lines of one turn of the event loop go out in order, in one write after it', async (t) => {
-  const { destination, received } = onPipe(t)
+/** Counts the destination's writes from now on. */
+function countedWrites (t: Test): () => number {
   const writeSync = fs.writeSync
   let writes = 0
   fs.writeSync = ((...args: Parameters<typeof writeSync>) => { writes++; return writeSync(...args) }) as typeof writeSync
   t.teardown(() => { fs.writeSync = writeSync })
+  return () => writes
+}
+
+t.test('lines gather for FLUSH_MS and go out in order, in one write', async (t) => {
+  const { destination, received } = onPipe(t)
+  const writes = countedWrites(t)
   const written = lines(3, 10)
-  for (const line of written) destination.write(line)
-  t.equal(writes, 0, 'none during the turn')
-  await destination.flushed()
-  t.equal(writes, 1, 'one after it')
+  const start = performance.now()
+  destination.write(written[0]!)
+  await new Promise((resolve) => setImmediate(resolve))
+  destination.write(written[1]!)
+  destination.write(written[2]!)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(writes(), 0, 'none after the turns they were written in')
+  await until(() => writes() > 0)
+  t.ok(performance.now() - start >= FLUSH_MS - 1, 'after FLUSH_MS')
   await until(() => received() === written.join(''))
-  t.pass('the reader has them all, in order')
+  t.equal(writes(), 1, 'the reader has them all, in order, from one write')
+})
+
+t.test('FLUSH_LENGTH characters go out at the end of the turn; flushed() brings the rest forward', async (t) => {
+  const { destination, received } = onPipe(t)
+  const writes = countedWrites(t)
+  const many = lines(Math.ceil(FLUSH_LENGTH / 100), 90)
+  for (const line of many) destination.write(line)
+  await new Promise((resolve) => setImmediate(resolve))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(writes(), 1, 'written at the end of the turn')
+  const last = '{"msg":"last"}\n'
+  destination.write(last)
+  const start = performance.now()
+  await destination.flushed()
+  t.ok(performance.now() - start < FLUSH_MS, 'flushed() does not wait for FLUSH_MS')
+  t.equal(writes(), 2)
+  await until(() => received() === many.join('') + last)
 })
 
 t.test('lines a full pipe has no room for wait, in order, whole, until the reader takes them; flushed() waits for them', async (t) => {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import t from 'tap'
 import { serverOptions } from '../../app.js'
+import { AccessLogController } from '../../lib/access-log.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { activeTracing, httpServerSpan, startTracing, tracesEndpoint, TracingWarnings } from '../../lib/tracing.js'
 import { build, logSink } from '../helpers/index.js'
@@ -33,7 +34,7 @@ t.test('on only with an endpoint, and unless the SDK or its trace exporter is tu
 t.test('off: nothing of OpenTelemetry is loaded, registered or written, request after request', async (t) => {
   t.equal(startTracing(), undefined, 'no endpoint in the environment: not started')
   t.equal(activeTracing(), undefined)
-  t.equal(serverOptions(loadConfig({})).logController, undefined, 'Fastify\'s own LogController')
+  t.equal(serverOptions(loadConfig({})).logController.constructor, AccessLogController, 'the request lines of lib/access-log.ts, nothing of tracing\'s')
   const sink = logSink('info')
   const app = await build(t, {}, { logger: sink.logger })
   for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: '/hello', headers: { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` } })).statusCode, 200)

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import t from 'tap'
 import { projectRoot } from '../../lib/project-root.js'
+import { until } from '../helpers/index.js'
 
 const fastifyCli = path.join(projectRoot, 'node_modules', 'fastify-cli', 'cli.js')
 const cliEntry = path.join(projectRoot, 'dist', 'cli.js')
@@ -32,7 +33,9 @@ t.test('fastify start (npm run dev) takes the settings server.ts takes: address,
 
   const res = await fetch(`${url}/hello?name=cli&token=s3cret`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
   t.same(await res.json(), { msg: 'Hello, cli' })
-  const incoming = logs.find((entry) => entry.msg === 'incoming request')
+  // The request's line is written once its answer has gone (lib/access-log.ts).
+  await until(() => logs.some((entry) => entry.msg === 'request completed'))
+  const incoming = logs.find((entry) => entry.msg === 'request completed')
   t.ok(incoming !== undefined, 'LOG_LEVEL=info: requests are logged (fastify-cli alone logs at fatal)')
   t.equal(incoming?.req.remoteAddress, '203.0.113.9', 'TRUST_PROXY=1: the forwarded client address')
   t.equal(incoming?.req.url, '/hello?name=cli&token=[redacted]', 'a credential\'s value redacted, as by server.ts')

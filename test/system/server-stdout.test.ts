@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
+import { FLUSH_MS } from '../../lib/log-destination.js'
 import { startServer, stdoutPipe, until, type RunningServer } from '../helpers/index.js'
 
 // The production entry's log lines on a stdout that does not keep up (lib/log-destination.ts): a
@@ -9,8 +10,8 @@ import { startServer, stdoutPipe, until, type RunningServer } from '../helpers/i
 // SHUTDOWN_GRACE whatever stdout does.
 
 /**
- * Log lines that stdout has no room for, when its reader has stopped reading: a request's "incoming
- * request" line quotes its URL (cut at 1 kB), and 1,000 of them are far more than the pipe and the
+ * Log lines that stdout has no room for, when its reader has stopped reading: a request's "request
+ * completed" line quotes its URL (cut at 1 kB), and 1,000 of them are far more than the pipe and the
  * test's read buffer hold (64 kB each on Linux). On connections of their own: the close has none to
  * wait for. Returns how many bytes the server wrote, at least.
  */
@@ -93,4 +94,22 @@ t.test('SIGTERM with stdout\'s reader behind: the close waits for it, every line
   await ended
   t.equal(server.logs.filter((entry) => entry.msg === 'request completed').length, 1000, 'every request\'s lines')
   t.equal(server.logs.at(-1)?.msg, 'closing: new connections refused, open ones drained', 'and the close\'s')
+})
+
+t.test('a crash that skips the exit (SIGKILL) loses no line older than FLUSH_MS; lines reach stdout without an exit', async (t) => {
+  const server = await startServer(t)
+  const ids = Array.from({ length: 20 }, (_, i) => `crash-${i}`)
+  for (const id of ids) t.equal((await fetch(`${server.url}/hello?name=x`, { headers: { 'x-request-id': id } })).status, 200)
+  const logged = () => ids.filter((id) => server.logs.some((entry) => entry.reqId === id && entry.msg === 'request completed')).length
+  // Lines gather for FLUSH_MS, then go out (docs/operations.md, Logs).
+  await until(() => logged() === ids.length)
+  t.pass('every request\'s line on stdout while the service runs')
+  const late = 'crash-late'
+  t.equal((await fetch(`${server.url}/hello?name=x`, { headers: { 'x-request-id': late } })).status, 200)
+  await sleep(FLUSH_MS * 3)
+  server.child.kill('SIGKILL')
+  await server.exited
+  // What the pipe held reaches the test after the exit: a line never written never comes (until() gives up).
+  await until(() => server.logs.some((entry) => entry.reqId === late))
+  t.pass('the line of a request answered FLUSH_MS before the crash')
 })

@@ -1,0 +1,94 @@
+// What the log lines of a request cost at the production default: the same build side by side, the
+// service at LOG_LEVEL=warn (what every other bench runs: a request that goes well writes nothing)
+// and at the default (LOG_LEVEL unset: info), each one's stdout a pipe that this process reads as a
+// log collector does, in alternating rounds. Server CPU per request from /proc; the ratio default /
+// warn per request, target ≤ 1.10 (issue 46). `lines / req` and `bytes / req` are what the default
+// side wrote for each request sent (counted once its lines have had time to arrive): the check that
+// it logged them all. Each set is a fresh pair of processes (a process's JIT can sit 10–20 % from
+// another's); ratios are taken per round within a set, their median over all rounds is the figure,
+// their lowest and highest the spread.
+// BENCH_SETS (2), BENCH_ROUNDS (3 per set) and BENCH_DURATION (4 s):
+// `BENCH_SETS=1 BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- logging` is a quick run.
+import { setTimeout as sleep } from 'node:timers/promises'
+import { compare, generator, median, printTable, startService, summarize } from './lib.js'
+
+const TARGET = 1.1
+const sets = Number(process.env.BENCH_SETS ?? 2)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const duration = Number(process.env.BENCH_DURATION ?? 4)
+/** Longer than the logger's delay before it writes (docs/operations.md, Logs): every line is in by then. */
+const SETTLE_MS = 1500
+
+const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
+// POST last: it grows the store that GET /users lists.
+const REQUESTS = [
+  { name: 'GET /hello?name=x', path: '/hello?name=x' },
+  { name: 'GET /users', path: '/users' },
+  { name: 'GET /users/1', path: '/users/1' },
+  { name: 'GET /colors (Range)', path: '/colors', headers: { range: 'name; limit 10' } },
+  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } }
+]
+// Production settings; no catch-all: a path that is missing answers 404 instead of the page.
+const env = { DOCS_CATCH_ALL: 'false' }
+
+/** One pair of processes: per request, each round's CPU per request on both sides, and what the default side logged. */
+async function measureSet () {
+  const warn = await startService({ ...env, LOG_LEVEL: 'warn' }, { readStdout: true })
+  const info = await startService({ ...env, LOG_LEVEL: undefined }, { readStdout: true })
+  try {
+    const results = []
+    for (const { path, method, body, headers = {} } of REQUESTS) {
+      const before = info.logged()
+      const [atWarn, atInfo] = await compare([warn, info], path, { method, body, headers, rounds, duration })
+      await sleep(SETTLE_MS)
+      const after = info.logged()
+      results.push({
+        warn: atWarn.cpuRounds,
+        info: atInfo.cpuRounds,
+        lines: (after.lines - before.lines) / atInfo.requests,
+        bytes: (after.bytes - before.bytes) / atInfo.requests
+      })
+    }
+    return results
+  } finally {
+    await warn.stop()
+    await info.stop()
+  }
+}
+
+const measured = []
+for (let set = 0; set < sets; set++) measured.push(await measureSet())
+
+const rows = []
+const summary = []
+for (const [index, { name }] of REQUESTS.entries()) {
+  const perSet = measured.map((set) => set[index])
+  const warn = perSet.flatMap((set) => set.warn)
+  const info = perSet.flatMap((set) => set.info)
+  const ratios = perSet.flatMap((set) => set.info.map((micros, round) => micros / set.warn[round]))
+  const ratio = median(ratios)
+  rows.push({
+    request: name,
+    'warn µs': round(median(warn)),
+    'warn spread': spread(warn),
+    'info µs': round(median(info)),
+    'info spread': spread(info),
+    'info ÷ warn': round(ratio, 2),
+    'ratio spread': spread(ratios, 2),
+    [`≤ ${TARGET}`]: ratio <= TARGET ? 'yes' : 'NO',
+    'lines / req': round(median(perSet.map((set) => set.lines)), 2),
+    'bytes / req': Math.round(median(perSet.map((set) => set.bytes)))
+  })
+  summary.push({ figure: `${name}: LOG_LEVEL info (default) / warn`, ratio: round(ratio, 2), target: `≤ ${TARGET}`, met: ratio <= TARGET ? 'yes' : 'NO' })
+}
+console.log(`Node ${process.version}, ${generator} -c50, ${sets} set(s) of processes × ${rounds} round(s) of ${duration} s per side and request, medians over all rounds (spread: lowest–highest round)`)
+printTable(rows)
+summarize(summary)
+
+function round (value, digits = 1) {
+  return Number(value.toFixed(digits))
+}
+
+function spread (values, digits = 1) {
+  return `${round(Math.min(...values), digits)}–${round(Math.max(...values), digits)}`
+}

@@ -32,11 +32,11 @@ const [mode, args] = ((argv) => {
   return first === '--system' || first === '--watch' ? [first.slice(2), argv.slice(1)] : ['loop', argv]
 })(process.argv.slice(2))
 
-// tap builds its Test class with the plugins package.json's `tap.plugin` leaves it: after `npm ci`
-// it holds tap's defaults, and the run that notices rebuilds it for the runs after it only. That
-// run's test processes would load what the project leaves out (ts-node and the mock loader), and
-// the coverage they write, of TypeScript compiled another way, would not merge with the other
-// tier's. So it is built first, when it differs.
+// tap's Test class is built with a set of plugins: after `npm ci`, tap's defaults, not the set
+// package.json's `tap.plugin` asks for. The run that notices rebuilds it, but for the runs after
+// it only: that run's test processes would load what the project leaves out (ts-node and the mock
+// loader), and the coverage they write, of TypeScript compiled another way, would not merge with
+// the other tier's. So it is built first, when it differs.
 if (await tapNeedsBuild()) {
   const built = spawnSync(process.execPath, [tap, 'build'], { stdio: 'inherit', cwd: root })
   if (built.status !== 0) process.exit(built.status ?? 1)

@@ -22,18 +22,17 @@ import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import { ENDPOINTS, captureRequest, freePort, printTable, root, serverEntry, startService, summarize, waitFor } from './lib.js'
+import { USER_REQUESTS, ENDPOINTS, captureRequest, freePort, printTable, root, serverEntry, startService, summarize, waitFor } from './lib.js'
 
 const WARMUP = Number(process.env.BENCH_INSTRUCTIONS_WARMUP ?? 20_000)
 const COUNT = Number(process.env.BENCH_INSTRUCTIONS_COUNT ?? 3_000)
 const only = process.env.BENCH_INSTRUCTIONS_ONLY
 const VALGRIND = ['/usr/bin/valgrind', '/usr/local/bin/valgrind'].find((file) => fs.existsSync(file))
 
-const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
 const REQUESTS = [
   ...ENDPOINTS.map(({ path: requestPath, headers }) => ({ name: `GET ${requestPath}`, path: requestPath, headers, floor: true })),
-  { name: 'GET /users/1', path: '/users/1' },
-  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } }
+  USER_REQUESTS.one,
+  USER_REQUESTS.add
 ].filter((request) => only === undefined || request.name === only)
 
 /**

@@ -22,7 +22,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { captureRequest, freePort, load, median, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
+import { USER_REQUESTS, captureRequest, freePort, load, median, printTable, startDatabase, startRaw, startService, summarize } from './lib.js'
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -33,10 +33,9 @@ const SHARES = [0.25, 0.5, 0.75]
 const CONNECTIONS = 50
 const RAW_TARGET = 1.5
 const PROCESSES_TARGET = 2
-const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
 const REQUESTS = [
-  { name: 'GET /users/1', path: '/users/1' },
-  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } },
+  USER_REQUESTS.one,
+  USER_REQUESTS.add,
   { name: 'GET /colors, Range: name; limit 10', path: '/colors', headers: { range: 'name; limit 10' } },
   { name: 'GET /userStream?count=100', path: '/userStream?count=100' }
 ].filter((request) => only === undefined || request.name.includes(only))

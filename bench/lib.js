@@ -23,6 +23,19 @@ export const ENDPOINTS = [
   { path: '/colors', headers: { range: 'name; limit 10' } }
 ]
 
+/** The user requests the benches measure: the list, one user, and a POST of a valid user (measure it last: it grows the list). */
+export const USER_REQUESTS = {
+  list: { name: 'GET /users', path: '/users' },
+  one: { name: 'GET /users/1', path: '/users/1' },
+  add: {
+    name: 'POST /users',
+    path: '/users',
+    method: 'POST',
+    body: JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' }),
+    headers: { 'content-type': 'application/json' }
+  }
+}
+
 export function median (values) {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)

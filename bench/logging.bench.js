@@ -10,7 +10,7 @@
 // BENCH_SETS (2), BENCH_ROUNDS (3 per set) and BENCH_DURATION (4 s):
 // `BENCH_SETS=1 BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- logging` is a quick run.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { compare, generator, median, printTable, startService, summarize } from './lib.js'
+import { USER_REQUESTS, compare, generator, median, printTable, startService, summarize } from './lib.js'
 
 const TARGET = 1.1
 const sets = Number(process.env.BENCH_SETS ?? 2)
@@ -19,14 +19,13 @@ const duration = Number(process.env.BENCH_DURATION ?? 4)
 /** Longer than the logger's delay before it writes (docs/operations.md, Logs): every line is in by then. */
 const SETTLE_MS = 1500
 
-const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
 // POST last: it grows the store that GET /users lists.
 const REQUESTS = [
   { name: 'GET /hello?name=x', path: '/hello?name=x' },
-  { name: 'GET /users', path: '/users' },
-  { name: 'GET /users/1', path: '/users/1' },
+  USER_REQUESTS.list,
+  USER_REQUESTS.one,
   { name: 'GET /colors (Range)', path: '/colors', headers: { range: 'name; limit 10' } },
-  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } }
+  USER_REQUESTS.add
 ]
 // Production settings; no catch-all: a path that is missing answers 404 instead of the page.
 const env = { DOCS_CATCH_ALL: 'false' }

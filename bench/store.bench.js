@@ -10,17 +10,16 @@
 // BENCH_ROUNDS and BENCH_DURATION (seconds) shorten a run: `BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- store`.
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { freePort, load, median, printTable, serverEntry, startDatabase, startService, summarize, waitFor } from './lib.js'
+import { USER_REQUESTS, freePort, load, median, printTable, serverEntry, startDatabase, startService, summarize, waitFor } from './lib.js'
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const CONNECTIONS = 50
-const ADA = JSON.stringify({ name: 'Ada Lovelace', age: 36, email: 'ada@engine.org', registration_date: '1843-07-01' })
 // POST last: it grows the store that GET /users lists.
 const REQUESTS = [
-  { name: 'GET /users', path: '/users' },
-  { name: 'GET /users/1', path: '/users/1' },
-  { name: 'POST /users', path: '/users', method: 'POST', body: ADA, headers: { 'content-type': 'application/json' } }
+  USER_REQUESTS.list,
+  USER_REQUESTS.one,
+  USER_REQUESTS.add
 ]
 
 /** The service's CPU per request on PostgreSQL over memory, one process: the target, at most. */

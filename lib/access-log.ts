@@ -1,9 +1,22 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { requestJson, writeLine, writesAt } from './logger.js'
+import { integer, literal, milliseconds as millisecondsBytes, raw } from './json-bytes.js'
+import { milliseconds, requestBytes, requestJson, writeBytes, writeLine, writesAt } from './logger.js'
 
 /** pino's levels, by number. */
 const DEBUG = 20
 const INFO = 30
+
+const RES_STATUS = literal(',"res":{"statusCode":')
+const RESPONSE_TIME = literal('},"responseTime":')
+const COMPLETED = literal(',"msg":"request completed"')
+
+/** The members of a request's `request completed` line, written into a buffer (lib/json-bytes.ts) as requestCompleted writes them as a string. */
+function completedBytes (buffer: Buffer, at: number, request: FastifyRequest, reply: FastifyReply): number {
+  at = requestBytes(buffer, at, request)
+  at = integer(buffer, raw(buffer, at, RES_STATUS), reply.statusCode)
+  at = millisecondsBytes(buffer, raw(buffer, at, RESPONSE_TIME), reply.elapsedTime)
+  return raw(buffer, at, COMPLETED)
+}
 
 /**
  * How often the requests still running are looked at: one running this long is written once
@@ -11,6 +24,10 @@ const INFO = 30
  * its answer was sent is written (`request aborted…`) and forgotten.
  */
 export const RUNNING_CHECK_MS = 1000
+
+/** Where a running request's slot is kept, on its reply. */
+const SLOT = Symbol('access log slot')
+type Slotted = FastifyReply & { [SLOT]?: number | undefined }
 
 /**
  * Server option `logController` (Fastify's own mechanism for its request lines): one line per
@@ -24,9 +41,17 @@ export const RUNNING_CHECK_MS = 1000
  * are written as aborted (Fastify writes nothing more of them: its `onResponse` never comes).
  */
 export class AccessLogController extends LogController {
-  /** The requests written at info that have not ended, and whether their `request running` line is written. */
-  readonly #running = new Map<FastifyRequest, FastifyReply>()
-  readonly #reported = new WeakSet<FastifyRequest>()
+  /**
+   * The requests written at info that have not ended, each in a slot of its own (kept on its
+   * reply): a slot freed is taken by the next request. An array, not a Map: a Map keyed by
+   * objects that come and go 40,000 times a second is rehashed, shrunk and grown again, and cost
+   * a tenth of the line itself.
+   */
+  readonly #running: Array<FastifyReply | undefined> = []
+  readonly #free: number[] = []
+  /** Whether a slot's request has had its `request running` line. */
+  readonly #reported: boolean[] = []
+  #count = 0
   readonly #checkMs: number
   #timer: NodeJS.Timeout | undefined
 
@@ -40,39 +65,57 @@ export class AccessLogController extends LogController {
     if (this.isLogDisabled(request)) return
     const log = request.log
     if (!writesAt(log, INFO)) return
-    this.#running.set(request, reply)
+    const slot = this.#free.pop() ?? this.#running.length
+    this.#running[slot] = reply
+    this.#reported[slot] = false
+    ;(reply as Slotted)[SLOT] = slot
+    this.#count++
     this.#timer ??= setInterval(this.#check, this.#checkMs).unref()
     if (writesAt(log, DEBUG)) log.debug({ req: request }, 'incoming request')
   }
 
+  /** Forgets a running request; false if it was not (or no longer) counted as running. */
+  #forget (reply: FastifyReply): boolean {
+    const slot = (reply as Slotted)[SLOT]
+    if (slot === undefined) return false
+    ;(reply as Slotted)[SLOT] = undefined
+    this.#running[slot] = undefined
+    this.#free.push(slot)
+    this.#count--
+    return true
+  }
+
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (!this.#running.delete(request)) return
+    if (!this.#forget(reply)) return
     const log = request.log
-    const responseTime = reply.elapsedTime
     if (error) {
-      log.error({ req: request, res: reply, err: error, responseTime }, 'request errored')
-    } else if (!writeLine(log, INFO, `${requestJson(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTime},"msg":"request completed"`)) {
-      log.info({ req: request, res: reply, responseTime }, 'request completed')
+      log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+    } else if (!writeBytes(log, INFO, completedBytes, request, reply) &&
+      !writeLine(log, INFO, `${requestJson(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"`)) {
+      log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
     }
   }
 
   /** The requests still running: those whose client has gone are written and forgotten, the long ones written once. */
   readonly #check = (): void => {
-    if (this.#running.size === 0) {
+    if (this.#count === 0) {
       clearInterval(this.#timer)
       this.#timer = undefined
       return
     }
-    for (const [request, reply] of this.#running) {
+    for (let slot = 0; slot < this.#running.length; slot++) {
+      const reply = this.#running[slot]
+      if (reply === undefined) continue
+      const request = reply.request
       if (reply.raw.writableFinished) {
         // Answered without Fastify's last step (its `frameworkErrors`): the answer's line is the
         // refusal's (lib/framework-errors.ts).
-        this.#running.delete(request)
+        this.#forget(reply)
       } else if (reply.raw.destroyed) {
-        this.#running.delete(request)
+        this.#forget(reply)
         request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request aborted: the connection closed before the answer was sent')
-      } else if (!this.#reported.has(request) && reply.elapsedTime >= this.#checkMs) {
-        this.#reported.add(request)
+      } else if (!this.#reported[slot] && reply.elapsedTime >= this.#checkMs) {
+        this.#reported[slot] = true
         request.log.info({ req: request, elapsed: reply.elapsedTime }, 'request running')
       }
     }

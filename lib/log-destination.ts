@@ -13,13 +13,20 @@ export const RETRY_MS = 50
 export const FLUSH_MS = 100
 
 /**
- * Characters that go out at the end of the turn rather than waiting for FLUSH_MS: a quarter of a
+ * Bytes that go out at the end of the turn rather than waiting for FLUSH_MS: a quarter of a
  * pipe's 64 KiB, so that a write of them fits in a pipe its reader keeps up with.
  */
 export const FLUSH_LENGTH = 16 * 1024
 
 /**
- * The most characters of lines that wait for room: past it a line is dropped and counted, so a
+ * The buffer lines gather in, reused from one write to the next: room for FLUSH_LENGTH and the
+ * lines of the rest of a turn. A line that does not fit moves what the buffer holds to the bytes
+ * that wait (a new buffer takes its place).
+ */
+export const BUFFER_SIZE = 64 * 1024
+
+/**
+ * The most bytes of lines that wait for room: past it a line is dropped and counted, so a
  * reader that has stopped reading costs a bounded amount of memory, not a little more each request.
  */
 export const WAITING_LIMIT = 4 * 1024 * 1024
@@ -31,8 +38,10 @@ function droppedLine (dropped: number): string {
 
 /**
  * Where pino writes the service's log lines: a file descriptor (stdout), written from the main
- * thread, the lines gathered in one write FLUSH_MS after the first of them, or at the end of the
- * turn once FLUSH_LENGTH characters wait (pino's `minLength`, with its timed flush). The descriptor must not
+ * thread, the lines gathered in a buffer and written in one write FLUSH_MS after the first of
+ * them, or at the end of the turn once FLUSH_LENGTH bytes wait (pino's `minLength`, with its timed
+ * flush). A line comes as a string (`write`, pino's one call), or is written into the buffer
+ * itself (`room` and `commit`: a request's line, lib/access-log.ts). The descriptor must not
  * block (stdout a pipe or a socket: see `stdoutDestination`): lines that a full pipe has no room
  * for wait here, in order, and are tried again every RETRY_MS, up to WAITING_LIMIT (then dropped,
  * and their number written once there is room again). Once the reader has gone (EPIPE), or
@@ -48,14 +57,23 @@ function droppedLine (dropped: number): string {
  */
 export class LogDestination {
   readonly #fd: number
-  /** The part the descriptor did not take of the last write it was given. */
-  #unsent: Buffer | undefined
-  /** The lines that came since, after it. */
-  #later = ''
-  /** The write to come: FLUSH_MS after the first line waiting, after this turn of the event loop, or RETRY_MS after the descriptor had no room. */
-  #next: NodeJS.Immediate | NodeJS.Timeout | undefined
-  /** Whether #next is the FLUSH_MS timer, which more lines, or someone waiting for them, bring forward. */
-  #delayed = false
+  /** The buffer the newest lines gather in, and how many bytes of it they take. */
+  #buffer = Buffer.allocUnsafe(BUFFER_SIZE)
+  #length = 0
+  /** Older lines, before the buffer's: bytes the descriptor had no room for yet, in order. */
+  readonly #older: Buffer[] = []
+  #olderLength = 0
+  /**
+   * The timed write: FLUSH_MS after the first line that found none set, or RETRY_MS after the
+   * descriptor had no room. A write at the end of the turn (#immediate) leaves it set: it then
+   * writes the lines that came since, sooner than their own FLUSH_MS (clearing and setting a
+   * timer for every FLUSH_LENGTH bytes cost more than the line itself).
+   */
+  #timer: NodeJS.Timeout | undefined
+  /** The write at the end of this turn: FLUSH_LENGTH bytes wait, or someone waits for them (flushed). */
+  #immediate: NodeJS.Immediate | undefined
+  /** Whether the descriptor had no room at the last write: until one goes through, only RETRY_MS's timer writes. */
+  #blocked = false
   #gone = false
   /** Lines dropped since the last write, for want of room. */
   #dropped = 0
@@ -73,30 +91,61 @@ export class LogDestination {
       this.#dropped++
       return
     }
-    this.#later += line
-    if (this.#next === undefined) {
-      if (this.#later.length < FLUSH_LENGTH) {
-        // Unreferenced: lines waiting never keep the process alive; its exit writes them.
-        this.#next = setTimeout(this.#writeNext, FLUSH_MS).unref()
-        this.#delayed = true
-      } else {
-        this.#next = setImmediate(this.#writeNext)
-      }
-    } else if (this.#delayed && this.#later.length >= FLUSH_LENGTH) {
-      this.#soon()
+    // Three bytes at most for each of a string's UTF-16 code units; counted only when that may not fit.
+    let bytes = line.length * 3
+    if (this.#length + bytes > BUFFER_SIZE) bytes = Buffer.byteLength(line)
+    if (bytes > BUFFER_SIZE) {
+      this.#moveOlder()
+      this.#older.push(Buffer.from(line))
+      this.#olderLength += bytes
+    } else {
+      if (this.#length + bytes > BUFFER_SIZE) this.#moveOlder()
+      this.#length += this.#buffer.write(line, this.#length)
     }
+    this.#written()
   }
 
-  /** The FLUSH_MS timer brought forward to the end of this turn. */
-  #soon (): void {
-    clearTimeout(this.#next as NodeJS.Timeout)
-    this.#delayed = false
-    this.#next = setImmediate(this.#writeNext)
+  /**
+   * The buffer to write a line into, with room for `bytes` from `length` on; `commit` then says
+   * where it ends. Undefined, and the line not to be written there, once the descriptor has gone
+   * or WAITING_LIMIT bytes wait: the line is then written (or dropped and counted) by `write`.
+   */
+  room (bytes: number): Buffer | undefined {
+    if (this.#gone || this.waiting + bytes > WAITING_LIMIT) return undefined
+    if (this.#length + bytes > BUFFER_SIZE) this.#moveOlder()
+    return this.#buffer
   }
 
-  /** How much waits to be written: bytes of a line cut short, characters of the lines after it. */
+  /** Where a line written into `room`'s buffer starts. */
+  get length (): number {
+    return this.#length
+  }
+
+  /** A line written into `room`'s buffer, from `length` to `end`: written within FLUSH_MS. */
+  commit (end: number): void {
+    this.#length = end
+    this.#written()
+  }
+
+  /** Bytes now wait: the timed write is set, if none is, and the write at the end of the turn once FLUSH_LENGTH bytes wait. */
+  #written (): void {
+    // Unreferenced: lines waiting never keep the process alive; its exit writes them.
+    if (this.#timer === undefined) this.#timer = setTimeout(this.#onTimer, FLUSH_MS).unref()
+    if (this.#immediate === undefined && !this.#blocked && this.waiting >= FLUSH_LENGTH) this.#immediate = setImmediate(this.#onImmediate)
+  }
+
+  /** What the buffer holds, moved after the older bytes: the buffer is then free for newer lines. */
+  #moveOlder (): void {
+    if (this.#length === 0) return
+    this.#older.push(this.#buffer.subarray(0, this.#length))
+    this.#olderLength += this.#length
+    this.#buffer = Buffer.allocUnsafe(BUFFER_SIZE)
+    this.#length = 0
+  }
+
+  /** How many bytes wait to be written. */
   get waiting (): number {
-    return (this.#unsent?.length ?? 0) + this.#later.length
+    return this.#olderLength + this.#length
   }
 
   /**
@@ -104,8 +153,8 @@ export class LogDestination {
    * waiting for FLUSH_MS are written at the end of this turn.
    */
   flushed (): Promise<void> {
-    if (this.#unsent === undefined && this.#later === '') return Promise.resolve()
-    if (this.#delayed) this.#soon()
+    if (this.waiting === 0) return Promise.resolve()
+    if (this.#immediate === undefined && !this.#blocked) this.#immediate = setImmediate(this.#onImmediate)
     return new Promise((resolve) => this.#onFlushed.push(resolve))
   }
 
@@ -117,10 +166,23 @@ export class LogDestination {
     this.#writeOut()
   }
 
-  readonly #writeNext = (): void => {
-    this.#next = undefined
-    this.#delayed = false
-    if (!this.#writeOut()) this.#next = setTimeout(this.#writeNext, RETRY_MS)
+  readonly #onTimer = (): void => {
+    this.#timer = undefined
+    this.#write()
+  }
+
+  readonly #onImmediate = (): void => {
+    this.#immediate = undefined
+    this.#write()
+  }
+
+  /** What waits, written; what the descriptor had no room for is tried again after RETRY_MS. */
+  #write (): void {
+    this.#blocked = !this.#writeOut()
+    if (this.#blocked) {
+      clearTimeout(this.#timer)
+      this.#timer = setTimeout(this.#onTimer, RETRY_MS)
+    }
   }
 
   /**
@@ -130,23 +192,34 @@ export class LogDestination {
   #writeOut (): boolean {
     try {
       for (;;) {
-        if (this.#unsent === undefined) {
-          if (this.#later === '' && this.#dropped > 0) {
-            this.#later = droppedLine(this.#dropped)
-            this.#dropped = 0
+        const older = this.#older[0]
+        if (older !== undefined) {
+          const written = fs.writeSync(this.#fd, older)
+          this.#olderLength -= written
+          if (written < older.length) this.#older[0] = older.subarray(written)
+          else this.#older.shift()
+        } else if (this.#length > 0) {
+          const written = fs.writeSync(this.#fd, this.#buffer, 0, this.#length)
+          // The rest of a write cut short waits as older bytes, copied: the buffer is written over next.
+          if (written < this.#length) {
+            this.#older.push(Buffer.from(this.#buffer.subarray(written, this.#length)))
+            this.#olderLength += this.#length - written
           }
-          if (this.#later === '') break
-          this.#unsent = Buffer.from(this.#later)
-          this.#later = ''
+          this.#length = 0
+        } else if (this.#dropped > 0) {
+          const notice = droppedLine(this.#dropped)
+          this.#dropped = 0
+          this.#length = this.#buffer.write(notice)
+        } else {
+          break
         }
-        const written = fs.writeSync(this.#fd, this.#unsent)
-        this.#unsent = written < this.#unsent.length ? this.#unsent.subarray(written) : undefined
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return false
       this.#gone = true
-      this.#unsent = undefined
-      this.#later = ''
+      this.#older.length = 0
+      this.#olderLength = 0
+      this.#length = 0
     }
     if (this.#onFlushed.length > 0) for (const resolve of this.#onFlushed.splice(0)) resolve()
     return true

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fa
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js'
 import { pino, stdSerializers, type DestinationStream, type LoggerOptions } from 'pino'
 import { quoteUrl } from './errors.js'
-import { stdoutDestination } from './log-destination.js'
+import { integer, literal, plainString, raw } from './json-bytes.js'
+import { LogDestination, stdoutDestination } from './log-destination.js'
 
 /** pino's levels, by name. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
@@ -27,12 +28,48 @@ export function requestFields (request: FastifyRequest) {
 const member = (name: string, value: string | number | undefined) => value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`
 
 /**
+ * Milliseconds as a JSON number to the microsecond (`0.412`, `12.5`, `3`): the request line's
+ * `responseTime`. Node writes a double like 0.41212499141693115 in full, which costs more than the
+ * rest of the line; the microseconds past the third decimal say nothing of a request's time.
+ */
+export function milliseconds (ms: number): string {
+  const micros = Math.round(ms * 1000)
+  const whole = Math.trunc(micros / 1000)
+  const fraction = Math.abs(micros - whole * 1000)
+  if (fraction === 0) return `${whole}`
+  const digits = fraction < 10 ? `00${fraction}` : fraction < 100 ? `0${fraction}` : `${fraction}`
+  return `${micros < 0 && whole === 0 ? '-' : ''}${whole}.${digits.replace(/0+$/, '')}`
+}
+
+/**
  * requestFields as the JSON of a line's `req` member, written directly: the line of every request
  * at info, which would otherwise build two objects only to serialise them.
  */
 export function requestJson (request: FastifyRequest): string {
   return `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(quoteUrl(request.url, LOGGED_URL_LIMIT))},"host":${JSON.stringify(request.host)}` +
     `${member('remoteAddress', request.ip)}${member('remotePort', request.socket?.remotePort)}}`
+}
+
+const REQ_METHOD = literal('"req":{"method":')
+const REQ_URL = literal(',"url":')
+const REQ_HOST = literal(',"host":')
+const REQ_ADDRESS = literal(',"remoteAddress":')
+const REQ_PORT = literal(',"remotePort":')
+const REQ_END = literal('}')
+
+/** requestJson, written into a buffer (lib/json-bytes.ts): where it ends, or -1. */
+export function requestBytes (buffer: Buffer, at: number, request: FastifyRequest): number {
+  at = raw(buffer, at, REQ_METHOD)
+  at = plainString(buffer, at, request.method)
+  at = raw(buffer, at, REQ_URL)
+  at = plainString(buffer, at, quoteUrl(request.url, LOGGED_URL_LIMIT))
+  at = raw(buffer, at, REQ_HOST)
+  at = plainString(buffer, at, request.host)
+  const address = request.ip
+  if (address !== undefined) at = plainString(buffer, raw(buffer, at, REQ_ADDRESS), address)
+  const port = request.socket?.remotePort
+  if (port !== undefined) at = integer(buffer, raw(buffer, at, REQ_PORT), port)
+  return raw(buffer, at, REQ_END)
 }
 
 /**
@@ -43,6 +80,37 @@ export function requestJson (request: FastifyRequest): string {
 const PLAIN = Symbol('plain pino')
 const { chindingsSym, streamSym, timeSym } = pino.symbols
 type PinoInternals = Record<symbol, unknown>
+
+/** The room a request's line is given in the destination's buffer (writeBytes): past it, the line is written as a string. */
+const LINE_ROOM = 8 * 1024
+const COMMA = literal(',')
+const LINE_END = literal('}\n')
+
+/**
+ * The start of the lines written in the same millisecond at the same level: `{"level":30,"time":…`
+ * and the process's bindings (pino's chindings: `,"pid":…,"hostname":"…"`), encoded once for all
+ * of them.
+ */
+let start = { level: 0, time: 0, chindings: '', bytes: literal('') }
+function lineStart (level: number, time: number, chindings: string): Buffer {
+  if (time !== start.time || level !== start.level || chindings !== start.chindings) {
+    start = { level, time, chindings, bytes: literal(`{"level":${level},"time":${time}${chindings}`) }
+  }
+  return start.bytes
+}
+
+/** The most binding names whose `,"name":` is kept encoded: a logger's names are a handful (reqId, the trace ids). */
+const NAMES_KEPT = 64
+const names = new Map<string, Buffer | undefined>()
+/** `,"name":` encoded, for a binding's name that is a plain string (printable ASCII, nothing to escape); undefined for another. */
+function bindingName (name: string): Buffer | undefined {
+  let bytes = names.get(name)
+  if (bytes === undefined && !names.has(name)) {
+    bytes = /^[\x20-\x7e]*$/.test(name) && JSON.stringify(name) === `"${name}"` ? literal(`,"${name}":`) : undefined
+    if (names.size < NAMES_KEPT) names.set(name, bytes)
+  }
+  return bytes
+}
 
 /**
  * A request's logger (its parent's, bound to its `reqId`) that makes pino's child only when a line
@@ -99,6 +167,47 @@ class LazyLogger {
     return true
   }
 
+  /**
+   * writeLine's line, written into the buffer of its LogDestination itself (lib/json-bytes.ts):
+   * `members(buffer, at, a, b)` writes the line's own members from `at` and returns where they
+   * end (-1 when it cannot). False, and nothing written, when the line cannot be written so: its
+   * stream another than a LogDestination, this logger's pino already made, a binding that is not
+   * a plain string; the caller writes it as a string (writeLine). True when written, or below the
+   * level.
+   */
+  writeBytes<A, B> (level: number, members: (buffer: Buffer, at: number, a: A, b: B) => number, a: A, b: B): boolean {
+    if (this.#threshold > level) return true
+    if (this.#child !== undefined) return false
+    // The first logger above whose pino exists (the root, or a lazy one that has written), as writeLine finds it.
+    let above: FastifyBaseLogger = this.#parent
+    while (above instanceof LazyLogger && above.#child === undefined) above = above.#parent
+    const real = (above instanceof LazyLogger ? above.#child : above) as unknown as PinoInternals
+    const destination = real[streamSym]
+    if (real[PLAIN] !== true || !(destination instanceof LogDestination)) return false
+    const buffer = destination.room(LINE_ROOM)
+    if (buffer === undefined) return false
+    let at = raw(buffer, destination.length, lineStart(level, Date.now(), real[chindingsSym] as string))
+    at = this.#bindingsBytes(buffer, at)
+    at = raw(buffer, at, COMMA)
+    at = raw(buffer, members(buffer, at, a, b), LINE_END)
+    if (at < 0) return false
+    destination.commit(at)
+    return true
+  }
+
+  /** The bindings of this logger and of the lazy ones above it not yet made, outermost first, as writeLine writes them: `,"reqId":"…"`. */
+  #bindingsBytes (buffer: Buffer, at: number): number {
+    const parent = this.#parent
+    if (parent instanceof LazyLogger && parent.#child === undefined) at = parent.#bindingsBytes(buffer, at)
+    for (const name in this.#bindings) {
+      const value = this.#bindings[name]
+      if (value === undefined) continue
+      const member = bindingName(name)
+      at = member !== undefined && typeof value === 'string' ? plainString(buffer, raw(buffer, at, member), value) : -1
+    }
+    return at
+  }
+
   /** Whether a line at `level` is written. */
   writes (level: number): boolean { return this.#threshold <= level }
 
@@ -143,6 +252,15 @@ export function bindRequestLogger (log: FastifyBaseLogger, bindings: Bindings): 
  */
 export function writeLine (log: FastifyBaseLogger, level: number, members: string): boolean {
   return log instanceof LazyLogger && log.writeLine(level, members)
+}
+
+/**
+ * writeLine's line, its own members written by `members` straight into the buffer of its
+ * destination (LazyLogger.writeBytes): false, and nothing written, when it cannot, and the
+ * caller writes it with writeLine.
+ */
+export function writeBytes<A, B> (log: FastifyBaseLogger, level: number, members: (buffer: Buffer, at: number, a: A, b: B) => number, a: A, b: B): boolean {
+  return log instanceof LazyLogger && log.writeBytes(level, members, a, b)
 }
 
 /** Whether `log` writes lines at `level`. */

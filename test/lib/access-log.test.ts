@@ -1,11 +1,16 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import net, { type AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
 import t from 'tap'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggerOptions, serverOptions } from '../../app.js'
 import { AccessLogController, RUNNING_CHECK_MS } from '../../lib/access-log.js'
 import { loadConfig } from '../../lib/config/load.js'
-import { lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeLine } from '../../lib/logger.js'
-import { build, logSink, until } from '../helpers/index.js'
+import { literal, plainString, raw } from '../../lib/json-bytes.js'
+import { LogDestination } from '../../lib/log-destination.js'
+import { bindRequestLogger, lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeBytes, writeLine } from '../../lib/logger.js'
+import { build, logSink, stdoutPipe, until } from '../helpers/index.js'
 
 // One line per request at info, when it ends (lib/access-log.ts): what operators read of a request,
 // at a fraction of the cost of Fastify's two lines (bench/logging.bench.js).
@@ -156,4 +161,97 @@ t.test('a response that fails (its `error` event) is written as an error, with t
   })
   await server.inject({ url: '/', headers: { 'x-request-id': 'broken' } })
   t.match(sink.entries.filter((entry) => entry.reqId === 'broken'), [{ level: 50, msg: 'request errored', err: { message: 'socket broke' }, req: { url: '/' }, responseTime: Number }])
+})
+
+t.test('on the service\'s destination the line is written into its buffer, byte for byte what the string path writes', async (t) => {
+  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
+  t.teardown(() => fs.closeSync(writeFd))
+  let received = ''
+  reader.setEncoding('utf8')
+  reader.on('data', (chunk: string) => { received += chunk })
+  const destination = new LogDestination(writeFd)
+  const bytes = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination })
+  const written: string[] = []
+  const strings = serverLogger({ ...loggerOptions(config), level: 'info', stream: new Writable({ write (chunk, _encoding, callback) { written.push(String(chunk)); callback() } }) })
+  // Both sides write the same millisecond.
+  const now = Date.now
+  Date.now = () => 1795873624370
+  t.teardown(() => { Date.now = now })
+  const writes = [
+    { method: 'GET', url: '/hello?name=x', host: 'localhost:3000', ip: '127.0.0.1', remotePort: 49800, statusCode: 200, elapsed: 0.41212499141693115 },
+    { method: 'POST', url: '/users?token=s3cret&q=1', host: '[::1]:3000', ip: '::1', remotePort: 1, statusCode: 204, elapsed: 12.5 },
+    { method: 'GET', url: '/a?q="quoted"\\', host: 'h\u00e9:80', ip: undefined, remotePort: undefined, statusCode: 404, elapsed: 3 },
+    { method: 'GET', url: `/${'x'.repeat(2000)}`, host: '', ip: '192.0.2.7', remotePort: 65535, statusCode: 414, elapsed: 0 }
+  ]
+  for (const [index, write] of writes.entries()) {
+    for (const [side, root] of [['bytes', bytes], ['strings', strings]] as const) {
+      const log = root.child({}).child({ reqId: `id-${index}` })
+      if (index === 1) bindRequestLogger(log, { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' })
+      const request = { id: `id-${index}`, method: write.method, url: write.url, host: write.host, ip: write.ip, socket: { remotePort: write.remotePort }, log } as unknown as FastifyRequest
+      const reply = { request, statusCode: write.statusCode, elapsedTime: write.elapsed, raw: {} } as unknown as FastifyReply
+      request.log = log
+      const controller = new AccessLogController()
+      controller.incomingRequest(request, reply)
+      controller.requestCompleted(null, request, reply)
+      t.ok(side === 'strings' || destination.waiting > 0, `${side} ${index}: written`)
+    }
+  }
+  // A logger whose pino is already made (it wrote before): the string path, through that child.
+  const made = bytes.child({}).child({ reqId: 'made' })
+  made.warn('first')
+  t.notOk(writeBytes(made, 30, () => 0, undefined, undefined), 'not written into the buffer')
+  await destination.flushed()
+  const expected = written.join('')
+  await until(() => received.length >= expected.length + 1)
+  const lines = received.split('\n').filter((line) => line !== '' && !line.includes('"reqId":"made"'))
+  t.equal(`${lines.join('\n')}\n`, expected, 'the same bytes')
+  t.equal(lines.length, writes.length)
+})
+
+t.test('writeBytes: nothing below the level; a binding left undefined is left out; a name or value that is not a plain string, or a destination with no room, takes the string path', async (t) => {
+  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
+  t.teardown(() => fs.closeSync(writeFd))
+  let received = ''
+  reader.setEncoding('utf8')
+  reader.on('data', (chunk: string) => { received += chunk })
+  const destination = new LogDestination(writeFd)
+  const members = (buffer: Buffer, at: number) => plainString(buffer, raw(buffer, at, literal('"msg":')), 'bytes')
+  const quiet = serverLogger({ ...loggerOptions(config), level: 'warn', stream: destination }).child({}).child({ reqId: 'quiet' })
+  t.ok(writeBytes(quiet, 30, members, undefined, undefined), 'below the level: done')
+  t.equal(destination.waiting, 0, 'and nothing written')
+
+  const root = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination }).child({})
+  t.ok(writeBytes(root.child({ reqId: 'a', left: undefined }), 30, members, undefined, undefined))
+  t.notOk(writeBytes(root.child({ 'we"ird': 'b' }), 30, members, undefined, undefined), 'a name to escape')
+  t.notOk(writeBytes(root.child({ reqId: 'c', count: 5 }), 30, members, undefined, undefined), 'a number')
+  t.notOk(writeBytes(root.child({ reqId: 'd"' }), 30, members, undefined, undefined), 'a value to escape')
+  t.notOk(writeBytes(root.child({ reqId: 'e' }), 30, () => -1, undefined, undefined), 'members that cannot be written')
+  await destination.flushed()
+  await until(() => received.endsWith('\n'))
+  const lines = received.trimEnd().split('\n').map((line) => JSON.parse(line))
+  t.same(lines.map((line) => Object.keys(line)), [['level', 'time', 'pid', 'hostname', 'reqId', 'msg']], 'one line, the undefined binding left out')
+  t.match(lines[0], { level: 30, time: Number, pid: process.pid, reqId: 'a', msg: 'bytes' })
+
+  // A descriptor that fails: once it has, the destination has no room, and writeBytes leaves the line to writeLine (which drops it).
+  const file = path.join(t.testdir(), 'read-only')
+  fs.writeFileSync(file, '')
+  const readOnly = fs.openSync(file, 'r')
+  t.teardown(() => fs.closeSync(readOnly))
+  const failed = new LogDestination(readOnly)
+  const gone = serverLogger({ ...loggerOptions(config), level: 'info', stream: failed }).child({}).child({ reqId: 'f' })
+  t.ok(writeBytes(gone, 30, members, undefined, undefined), 'written into the buffer')
+  await failed.flushed()
+  t.notOk(writeBytes(gone, 30, members, undefined, undefined), 'no room once the descriptor has failed')
+})
+
+t.test('a request whose logging is disabled is neither counted as running nor written', async (t) => {
+  const sink = logSink('info')
+  const controller = new (class extends AccessLogController {
+    override isLogDisabled () { return true }
+  })()
+  const server = Fastify({ ...serverOptions(config, { logger: sink.logger }), logController: controller })
+  t.teardown(() => server.close())
+  server.get('/', async () => 'ok')
+  await server.inject({ url: '/', headers: { 'x-request-id': 'disabled' } })
+  t.same(sink.entries.filter((entry) => entry.reqId === 'disabled'), [])
 })

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
+import { BUFFER_SIZE, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
 import { stdoutPipe, until } from '../helpers/index.js'
 
 /** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
@@ -162,4 +162,74 @@ t.test('what waits for a reader that does not read is bounded: past the limit li
   t.match(notice, { level: 40, msg: /^\d+ log lines dropped: stdout took none of them in time$/ })
   t.equal(got.length - 1 + notice.dropped, written.length, 'each line either written whole or counted')
   t.same(got.slice(0, -1).map((line) => line.n), [...Array(got.length - 1).keys()], 'those written, the first ones, in order')
+})
+
+t.test('a line written into the buffer itself (room, commit) goes out in order with the others; none once the reader has gone', async (t) => {
+  const { destination, received } = onPipe(t)
+  destination.write('{"n":0}\n')
+  const line = Buffer.from('{"n":1}\n')
+  const buffer = destination.room(line.length)!
+  const end = destination.length + line.copy(buffer, destination.length)
+  destination.commit(end)
+  destination.write('{"n":2}\n')
+  t.equal(destination.waiting, 24)
+  await destination.flushed()
+  await until(() => received() === '{"n":0}\n{"n":1}\n{"n":2}\n')
+
+  // A room that the buffer does not have moves what it holds after the older lines: nothing is lost or reordered.
+  const many = lines(Math.floor(BUFFER_SIZE / 1000) - 1, 990)
+  for (const each of many) {
+    const buffer = destination.room(1000)!
+    destination.commit(destination.length + Buffer.from(each).copy(buffer, destination.length))
+  }
+  t.ok(destination.length > BUFFER_SIZE - 4096, 'the buffer nearly full')
+  const more = destination.room(4096)!
+  const start = destination.length
+  t.equal(start, 0, 'a buffer of its own')
+  destination.commit(start + Buffer.from('{"n":"room"}\n').copy(more, start))
+  await destination.flushed()
+  await until(() => received().endsWith('{"n":"room"}\n'))
+  t.equal(received(), '{"n":0}\n{"n":1}\n{"n":2}\n' + many.join('') + '{"n":"room"}\n')
+})
+
+t.test('room: none past WAITING_LIMIT, nor once the descriptor has gone', async (t) => {
+  const quick = quickRetries(t)
+  const { destination, reader } = onPipe(t)
+  reader.pause()
+  for (const line of lines(50, 100_000)) destination.write(line)
+  await until(() => quick() >= 1)
+  t.equal(destination.room(WAITING_LIMIT), undefined, 'past WAITING_LIMIT')
+  t.ok(destination.room(1000), 'within it')
+  reader.destroy()
+  await destination.flushed()
+  t.equal(destination.room(10), undefined, 'the reader gone')
+})
+
+t.test('a write of the buffer that the pipe takes only part of: the rest waits, copied, and goes out in order', async (t) => {
+  quickRetries(t)
+  const { destination, reader, received } = onPipe(t)
+  reader.pause()
+  /** `count` lines of 1,000 bytes written into the buffer itself, numbered from `from`. */
+  const commit = (from: number, count: number) => {
+    const written = Array.from({ length: count }, (_, i) => `{"n":${String(from + i).padStart(6)},"msg":"${'x'.repeat(978)}"}\n`)
+    for (const line of written) {
+      const buffer = destination.room(1000)!
+      destination.commit(destination.length + Buffer.from(line).copy(buffer, destination.length))
+    }
+    return written
+  }
+  // 60 kB at a time, each written at once (writeNow), until the pipe has room for only part of one.
+  const sent: string[] = []
+  for (let from = 0; destination.waiting === 0; from += 60) {
+    sent.push(...commit(from, 60))
+    destination.writeNow()
+  }
+  t.ok(destination.waiting < 60 * 1000, `${destination.waiting} bytes wait, the rest of the last write`)
+  sent.push(...commit(sent.length, 1))
+  const done = destination.flushed()
+  reader.resume()
+  await done
+  await destination.flushed()
+  await until(() => received().length === sent.length * 1000)
+  t.equal(received(), sent.join(''), 'every line whole, in order')
 })

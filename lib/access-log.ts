@@ -1,22 +1,34 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { integer, literal, milliseconds as millisecondsBytes, raw } from './json-bytes.js'
-import { milliseconds, requestBytes, requestJson, writeBytes, writeLine, writesAt } from './logger.js'
+import { literal, milliseconds as millisecondsBytes, raw } from './json-bytes.js'
+import { RequestLine, deferLine, milliseconds, requestBytes, requestJson, writeLine, writesAt } from './logger.js'
 
 /** pino's levels, by number. */
 const DEBUG = 20
 const INFO = 30
 
-const RES_STATUS = literal(',"res":{"statusCode":')
-const RESPONSE_TIME = literal('},"responseTime":')
+/** `,"res":{"statusCode":200},"responseTime":` encoded, for each status from 100 to 599 as it first comes. */
+const STATUSES = new Array<Buffer | undefined>(500).fill(undefined)
+function statusBytes (status: number): Buffer {
+  const statusMember = () => literal(`,"res":{"statusCode":${status}},"responseTime":`)
+  return Number.isInteger(status) && status >= 100 && status < 600 ? (STATUSES[status - 100] ??= statusMember()) : statusMember()
+}
 const COMPLETED = literal(',"msg":"request completed"')
 
-/** The members of a request's `request completed` line, written into a buffer (lib/json-bytes.ts) as requestCompleted writes them as a string. */
-function completedBytes (buffer: Buffer, at: number, request: FastifyRequest, reply: FastifyReply): number {
-  at = requestBytes(buffer, at, request)
-  at = integer(buffer, raw(buffer, at, RES_STATUS), reply.statusCode)
-  at = millisecondsBytes(buffer, raw(buffer, at, RESPONSE_TIME), reply.elapsedTime)
-  return raw(buffer, at, COMPLETED)
-}
+/**
+ * A request's `request completed` line: its members written into a buffer (lib/json-bytes.ts), or
+ * as a string. Written at the end of the turn the request ended in, from its request and reply,
+ * which no longer change: the reply's time stopped with its last byte.
+ */
+const COMPLETED_LINE = new RequestLine(
+  INFO,
+  (buffer: Buffer, at: number, request: FastifyRequest, reply: FastifyReply): number => {
+    at = requestBytes(buffer, at, request)
+    at = raw(buffer, at, statusBytes(reply.statusCode))
+    at = millisecondsBytes(buffer, at, reply.elapsedTime)
+    return raw(buffer, at, COMPLETED)
+  },
+  (request, reply) => `${requestJson(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"`
+)
 
 /**
  * How often the requests still running are looked at: one running this long is written once
@@ -35,7 +47,8 @@ type Slotted = FastifyReply & { [SLOT]?: number | undefined }
  * "request completed" when it ends). That line holds what both held: the request (method, URL with
  * its credentials redacted, host, remote address and port), the status, the response time, and the
  * request logger's bindings (reqId, the trace ids); written as pino writes it, but without making
- * pino's child logger for the request (figures: bench/README.md). "incoming request" is written at
+ * pino's child logger for the request, and at the end of the turn, byte by byte, with the lines of
+ * all the requests that ended in it (COMPLETED_LINE; figures: bench/README.md). "incoming request" is written at
  * debug. A request that has not ended is not left unseen: every RUNNING_CHECK_MS, the requests
  * running for longer are written once, and those whose client has gone before the answer was sent
  * are written as aborted (Fastify writes nothing more of them: its `onResponse` never comes).
@@ -90,8 +103,7 @@ export class AccessLogController extends LogController {
     const log = request.log
     if (error) {
       log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
-    } else if (!writeBytes(log, INFO, completedBytes, request, reply) &&
-      !writeLine(log, INFO, `${requestJson(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"`)) {
+    } else if (!deferLine(log, COMPLETED_LINE, request, reply) && !writeLine(log, INFO, COMPLETED_LINE.membersText(request, reply))) {
       log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
     }
   }

@@ -1,8 +1,7 @@
 /**
  * JSON written byte by byte into a buffer, for the one line every request writes at info
  * (lib/access-log.ts): no string is made for it, none is kept until the line goes out, and nothing
- * is left for the garbage collector. Building the same line as a string and encoding it cost the
- * service three to four times as much CPU per request (figures: bench/README.md, "Logging").
+ * is left for the garbage collector (figures: bench/README.md, "Logging").
  *
  * Each writer takes the buffer and where to write, and returns where it stopped; -1 when it cannot
  * write what it was given: no room left before the buffer's end, or a string that is not plain
@@ -31,11 +30,16 @@ export function plainString (buffer: Buffer, at: number, text: string): number {
   return at + length + 2
 }
 
+/** The longest `bytes` raw copies itself: a longer one is copied by the buffer's `set`, whose call costs more for a few bytes. */
+const COPIED_LIMIT = 32
+
 /** `bytes` as they are (a line's fixed parts, encoded once: `literal`). */
 export function raw (buffer: Buffer, at: number, bytes: Uint8Array): number {
-  if (at < 0 || at + bytes.length > buffer.length) return -1
-  buffer.set(bytes, at)
-  return at + bytes.length
+  const length = bytes.length
+  if (at < 0 || at + length > buffer.length) return -1
+  if (length > COPIED_LIMIT) buffer.set(bytes, at)
+  else for (let i = 0; i < length; i++) buffer[at + i] = bytes[i]!
+  return at + length
 }
 
 /** A line's fixed part, encoded for raw. */

@@ -31,6 +31,24 @@ export const BUFFER_SIZE = 64 * 1024
  */
 export const WAITING_LIMIT = 4 * 1024 * 1024
 
+/**
+ * The most lines deferred (`defer`) before they are written into the buffer at once rather than
+ * at the end of the turn: what they hold (a request and its reply) is kept no longer than that.
+ */
+export const DEFERRED_LIMIT = 256
+
+/** The room a deferred line is given in the buffer: past it, it is written as a string. */
+export const LINE_ROOM = 8 * 1024
+
+/**
+ * A line written later (`defer`), from the four values it was deferred with: into the buffer
+ * (`bytes`: where it ends, or -1 when it cannot be written so), or else as a string (`text`).
+ */
+export interface DeferredLine<A, B, C, D> {
+  bytes (buffer: Buffer, at: number, a: A, b: B, c: C, d: D): number
+  text (a: A, b: B, c: C, d: D): string
+}
+
 /** The line that says, once there is room again, how many lines were dropped (pino's shape, level warn). */
 function droppedLine (dropped: number): string {
   return `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, hostname: os.hostname(), dropped, msg: `${dropped} log lines dropped: stdout took none of them in time` })}\n`
@@ -75,6 +93,9 @@ export class LogDestination {
   /** Whether the descriptor had no room at the last write: until one goes through, only RETRY_MS's timer writes. */
   #blocked = false
   #gone = false
+  /** The lines deferred and not yet written into the buffer: five values each, the line and its four. */
+  readonly #deferred: unknown[] = []
+  #deferredImmediate: NodeJS.Immediate | undefined
   /** Lines dropped since the last write, for want of room. */
   #dropped = 0
   /** Called when nothing waits any more. */
@@ -86,6 +107,12 @@ export class LogDestination {
 
   /** pino's one call: a line (or several), written within FLUSH_MS. */
   write (line: string): void {
+    if (this.#gone) return
+    if (this.#deferred.length > 0) this.#writeDeferred()
+    this.#writeText(line)
+  }
+
+  #writeText (line: string): void {
     if (this.#gone) return
     if (this.waiting + line.length > WAITING_LIMIT) {
       this.#dropped++
@@ -102,6 +129,38 @@ export class LogDestination {
       if (this.#length + bytes > BUFFER_SIZE) this.#moveOlder()
       this.#length += this.#buffer.write(line, this.#length)
     }
+    this.#written()
+  }
+
+  /**
+   * A line written into the buffer at the end of this turn (before any line written after it, or
+   * at once when DEFERRED_LIMIT wait), from `a`…`d`: a request's line, whose serialisation then
+   * runs once for all the requests of the turn, not in the middle of each (figures: bench/README.md).
+   * What the values hold must not change until then.
+   */
+  defer<A, B, C, D> (line: DeferredLine<A, B, C, D>, a: A, b: B, c: C, d: D): void {
+    if (this.#gone) return
+    this.#deferred.push(line, a, b, c, d)
+    if (this.#deferred.length >= DEFERRED_LIMIT * 5) this.#writeDeferred()
+    else this.#deferredImmediate ??= setImmediate(this.#onDeferred)
+  }
+
+  readonly #onDeferred = (): void => {
+    this.#deferredImmediate = undefined
+    if (this.#deferred.length > 0) this.#writeDeferred()
+  }
+
+  /** The deferred lines, written into the buffer in order (or as strings, those that cannot be). */
+  #writeDeferred (): void {
+    const deferred = this.#deferred
+    for (let i = 0; i < deferred.length; i += 5) {
+      const line = deferred[i] as DeferredLine<unknown, unknown, unknown, unknown>
+      const buffer = this.room(LINE_ROOM)
+      const end = buffer === undefined ? -1 : line.bytes(buffer, this.#length, deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4])
+      if (end >= 0) this.#length = end
+      else this.#writeText(line.text(deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4]))
+    }
+    deferred.length = 0
     this.#written()
   }
 
@@ -153,6 +212,7 @@ export class LogDestination {
    * waiting for FLUSH_MS are written at the end of this turn.
    */
   flushed (): Promise<void> {
+    if (this.#deferred.length > 0) this.#writeDeferred()
     if (this.waiting === 0) return Promise.resolve()
     if (this.#immediate === undefined && !this.#blocked) this.#immediate = setImmediate(this.#onImmediate)
     return new Promise((resolve) => this.#onFlushed.push(resolve))
@@ -190,6 +250,7 @@ export class LogDestination {
    * true once it is all out (or dropped, the descriptor gone).
    */
   #writeOut (): boolean {
+    if (this.#deferred.length > 0) this.#writeDeferred()
     try {
       for (;;) {
         const older = this.#older[0]

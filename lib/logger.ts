@@ -3,7 +3,7 @@ import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js'
 import { pino, stdSerializers, type DestinationStream, type LoggerOptions } from 'pino'
 import { quoteUrl } from './errors.js'
 import { integer, literal, plainString, raw } from './json-bytes.js'
-import { LogDestination, stdoutDestination } from './log-destination.js'
+import { LogDestination, stdoutDestination, type DeferredLine } from './log-destination.js'
 
 /** pino's levels, by name. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
@@ -50,18 +50,22 @@ export function requestJson (request: FastifyRequest): string {
     `${member('remoteAddress', request.ip)}${member('remotePort', request.socket?.remotePort)}}`
 }
 
-const REQ_METHOD = literal('"req":{"method":')
-const REQ_URL = literal(',"url":')
 const REQ_HOST = literal(',"host":')
 const REQ_ADDRESS = literal(',"remoteAddress":')
 const REQ_PORT = literal(',"remotePort":')
 const REQ_END = literal('}')
 
+/** `"req":{"method":"GET","url":` encoded, for each of the methods the service answers (and its 405s name). */
+const METHODS = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((method) => [method, literal(`"req":{"method":"${method}","url":`)]))
+
+/** The start of `req`, to its `url`: encoded once for a method of METHODS, written each time for another. */
+function methodBytes (method: string): Uint8Array {
+  return METHODS.get(method) ?? literal(`"req":{"method":${JSON.stringify(method)},"url":`)
+}
+
 /** requestJson, written into a buffer (lib/json-bytes.ts): where it ends, or -1. */
 export function requestBytes (buffer: Buffer, at: number, request: FastifyRequest): number {
-  at = raw(buffer, at, REQ_METHOD)
-  at = plainString(buffer, at, request.method)
-  at = raw(buffer, at, REQ_URL)
+  at = raw(buffer, at, methodBytes(request.method))
   at = plainString(buffer, at, quoteUrl(request.url, LOGGED_URL_LIMIT))
   at = raw(buffer, at, REQ_HOST)
   at = plainString(buffer, at, request.host)
@@ -81,8 +85,6 @@ const PLAIN = Symbol('plain pino')
 const { chindingsSym, streamSym, timeSym } = pino.symbols
 type PinoInternals = Record<symbol, unknown>
 
-/** The room a request's line is given in the destination's buffer (writeBytes): past it, the line is written as a string. */
-const LINE_ROOM = 8 * 1024
 const COMMA = literal(',')
 const LINE_END = literal('}\n')
 
@@ -103,7 +105,15 @@ function lineStart (level: number, time: number, chindings: string): Buffer {
 const NAMES_KEPT = 64
 const names = new Map<string, Buffer | undefined>()
 /** `,"name":` encoded, for a binding's name that is a plain string (printable ASCII, nothing to escape); undefined for another. */
+let lastName = ''
+let lastNameBytes: Buffer | undefined
 function bindingName (name: string): Buffer | undefined {
+  if (name === lastName) return lastNameBytes
+  lastName = name
+  lastNameBytes = bindingNameBytes(name)
+  return lastNameBytes
+}
+function bindingNameBytes (name: string): Buffer | undefined {
   let bytes = names.get(name)
   if (bytes === undefined && !names.has(name)) {
     bytes = /^[\x20-\x7e]*$/.test(name) && JSON.stringify(name) === `"${name}"` ? literal(`,"${name}":`) : undefined
@@ -152,6 +162,27 @@ class LazyLogger {
    */
   writeLine (level: number, members: string): boolean {
     if (this.#threshold > level) return true
+    const line = this.#lineText(level, undefined, members)
+    if (line === undefined) return false
+    ;(this.#realOf()[streamSym] as DestinationStream).write(line)
+    return true
+  }
+
+  /**
+   * The pino logger that writes this one's lines: its child if made, else the first one made above
+   * it (the root, or a lazy one that has written).
+   */
+  #realOf (): PinoInternals {
+    let logger: FastifyBaseLogger = this as unknown as FastifyBaseLogger
+    while (logger instanceof LazyLogger && logger.#child === undefined) logger = logger.#parent
+    return (logger instanceof LazyLogger ? logger.#child : logger) as unknown as PinoInternals
+  }
+
+  /**
+   * writeLine's line, at `time` (pino's time when undefined): undefined when pino's format may not
+   * be the plain one.
+   */
+  #lineText (level: number, time: number | undefined, members: string): string | undefined {
     // The bindings of the lazy loggers up to the first real one, whose own pino has serialised.
     let bindings = ''
     let logger: FastifyBaseLogger = this as unknown as FastifyBaseLogger
@@ -160,39 +191,44 @@ class LazyLogger {
       if (json !== '{}') bindings = `,${json.slice(1, -1)}${bindings}`
       logger = logger.#parent
     }
-    const real = (logger instanceof LazyLogger ? logger.#child : logger) as unknown as PinoInternals
-    if (real[PLAIN] !== true) return false
-    const time = (real[timeSym] as () => string)()
-    ;(real[streamSym] as DestinationStream).write(`{"level":${level}${time}${real[chindingsSym] as string}${bindings},${members}}\n`)
+    const real = this.#realOf()
+    if (real[PLAIN] !== true) return undefined
+    const timeMember = time === undefined ? (real[timeSym] as () => string)() : `,"time":${time}`
+    return `{"level":${level}${timeMember}${real[chindingsSym] as string}${bindings},${members}}\n`
+  }
+
+  /**
+   * Defers a line of this logger to the end of the turn (`line`: its level and how its members are
+   * written, from `a` and `b`): its LogDestination then writes it into its buffer, with the lines
+   * of all the requests that ended in the turn (LogDestination.defer), or as writeLine writes it
+   * when it cannot. False, and nothing deferred, when its stream is another than a LogDestination
+   * or pino's format not the plain one: the caller writes the line itself. True when deferred, or
+   * below the level.
+   */
+  defer<A, B> (line: RequestLine<A, B>, a: A, b: B): boolean {
+    if (this.#threshold > line.level) return true
+    const real = this.#realOf()
+    const destination = real[streamSym]
+    if (real[PLAIN] !== true || !(destination instanceof LogDestination)) return false
+    destination.defer(line, this, a, b, Date.now())
     return true
   }
 
   /**
-   * writeLine's line, written into the buffer of its LogDestination itself (lib/json-bytes.ts):
-   * `members(buffer, at, a, b)` writes the line's own members from `at` and returns where they
-   * end (-1 when it cannot). False, and nothing written, when the line cannot be written so: its
-   * stream another than a LogDestination, this logger's pino already made, a binding that is not
-   * a plain string; the caller writes it as a string (writeLine). True when written, or below the
-   * level.
+   * A deferred line written into `buffer` from `at`, at `time`: where it ends, or -1 when it cannot
+   * be written so (this logger's pino made since, a binding or a value not a plain string).
    */
-  writeBytes<A, B> (level: number, members: (buffer: Buffer, at: number, a: A, b: B) => number, a: A, b: B): boolean {
-    if (this.#threshold > level) return true
-    if (this.#child !== undefined) return false
-    // The first logger above whose pino exists (the root, or a lazy one that has written), as writeLine finds it.
-    let above: FastifyBaseLogger = this.#parent
-    while (above instanceof LazyLogger && above.#child === undefined) above = above.#parent
-    const real = (above instanceof LazyLogger ? above.#child : above) as unknown as PinoInternals
-    const destination = real[streamSym]
-    if (real[PLAIN] !== true || !(destination instanceof LogDestination)) return false
-    const buffer = destination.room(LINE_ROOM)
-    if (buffer === undefined) return false
-    let at = raw(buffer, destination.length, lineStart(level, Date.now(), real[chindingsSym] as string))
-    at = this.#bindingsBytes(buffer, at)
+  static lineBytes<A, B> (buffer: Buffer, at: number, logger: LazyLogger, line: RequestLine<A, B>, a: A, b: B, time: number): number {
+    if (logger.#child !== undefined) return -1
+    at = raw(buffer, at, lineStart(line.level, time, logger.#realOf()[chindingsSym] as string))
+    at = logger.#bindingsBytes(buffer, at)
     at = raw(buffer, at, COMMA)
-    at = raw(buffer, members(buffer, at, a, b), LINE_END)
-    if (at < 0) return false
-    destination.commit(at)
-    return true
+    return raw(buffer, line.membersBytes(buffer, at, a, b), LINE_END)
+  }
+
+  /** A deferred line as writeLine writes it, at `time`. */
+  static lineText<A, B> (logger: LazyLogger, line: RequestLine<A, B>, a: A, b: B, time: number): string {
+    return logger.#lineText(line.level, time, line.membersText(a, b))!
   }
 
   /** The bindings of this logger and of the lazy ones above it not yet made, outermost first, as writeLine writes them: `,"reqId":"…"`. */
@@ -255,12 +291,32 @@ export function writeLine (log: FastifyBaseLogger, level: number, members: strin
 }
 
 /**
- * writeLine's line, its own members written by `members` straight into the buffer of its
- * destination (LazyLogger.writeBytes): false, and nothing written, when it cannot, and the
- * caller writes it with writeLine.
+ * A request's line, deferred (deferLine): its level, and its own members (`"req":…,"msg":"…"`)
+ * as bytes (`membersBytes`, lib/json-bytes.ts: where they end, or -1) and as a string (`text`), from
+ * the two values it was deferred with (`membersText`).
  */
-export function writeBytes<A, B> (log: FastifyBaseLogger, level: number, members: (buffer: Buffer, at: number, a: A, b: B) => number, a: A, b: B): boolean {
-  return log instanceof LazyLogger && log.writeBytes(level, members, a, b)
+export class RequestLine<A, B> implements DeferredLine<LazyLogger, A, B, number> {
+  constructor (
+    readonly level: number,
+    readonly membersBytes: (buffer: Buffer, at: number, a: A, b: B) => number,
+    readonly membersText: (a: A, b: B) => string
+  ) {}
+
+  bytes (buffer: Buffer, at: number, logger: LazyLogger, a: A, b: B, time: number): number {
+    return LazyLogger.lineBytes(buffer, at, logger, this, a, b, time)
+  }
+
+  text (logger: LazyLogger, a: A, b: B, time: number): string {
+    return LazyLogger.lineText(logger, this, a, b, time)
+  }
+}
+
+/**
+ * Defers a line of a request's logger to the end of the turn (LazyLogger.defer): false, and
+ * nothing deferred, when it cannot; the caller writes it (writeLine).
+ */
+export function deferLine<A, B> (log: FastifyBaseLogger, line: RequestLine<A, B>, a: A, b: B): boolean {
+  return log instanceof LazyLogger && log.defer(line, a, b)
 }
 
 /** Whether `log` writes lines at `level`. */

@@ -9,7 +9,7 @@ import { AccessLogController, RUNNING_CHECK_MS } from '../../lib/access-log.js'
 import { loadConfig } from '../../lib/config/load.js'
 import { literal, plainString, raw } from '../../lib/json-bytes.js'
 import { LogDestination } from '../../lib/log-destination.js'
-import { bindRequestLogger, lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeBytes, writeLine } from '../../lib/logger.js'
+import { RequestLine, bindRequestLogger, deferLine, lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeLine } from '../../lib/logger.js'
 import { build, logSink, stdoutPipe, until } from '../helpers/index.js'
 
 // One line per request at info, when it ends (lib/access-log.ts): what operators read of a request,
@@ -184,7 +184,7 @@ t.test('on the service\'s destination the line is written into its buffer, byte 
     { method: 'GET', url: `/${'x'.repeat(2000)}`, host: '', ip: '192.0.2.7', remotePort: 65535, statusCode: 414, elapsed: 0 }
   ]
   for (const [index, write] of writes.entries()) {
-    for (const [side, root] of [['bytes', bytes], ['strings', strings]] as const) {
+    for (const root of [bytes, strings]) {
       const log = root.child({}).child({ reqId: `id-${index}` })
       if (index === 1) bindRequestLogger(log, { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' })
       const request = { id: `id-${index}`, method: write.method, url: write.url, host: write.host, ip: write.ip, socket: { remotePort: write.remotePort }, log } as unknown as FastifyRequest
@@ -193,55 +193,69 @@ t.test('on the service\'s destination the line is written into its buffer, byte 
       const controller = new AccessLogController()
       controller.incomingRequest(request, reply)
       controller.requestCompleted(null, request, reply)
-      t.ok(side === 'strings' || destination.waiting > 0, `${side} ${index}: written`)
     }
   }
-  // A logger whose pino is already made (it wrote before): the string path, through that child.
-  const made = bytes.child({}).child({ reqId: 'made' })
-  made.warn('first')
-  t.notOk(writeBytes(made, 30, () => 0, undefined, undefined), 'not written into the buffer')
   await destination.flushed()
   const expected = written.join('')
-  await until(() => received.length >= expected.length + 1)
-  const lines = received.split('\n').filter((line) => line !== '' && !line.includes('"reqId":"made"'))
+  await until(() => received.length >= expected.length)
+  const lines = received.split('\n').filter((line) => line !== '')
   t.equal(`${lines.join('\n')}\n`, expected, 'the same bytes')
   t.equal(lines.length, writes.length)
 })
 
-t.test('writeBytes: nothing below the level; a binding left undefined is left out; a name or value that is not a plain string, or a destination with no room, takes the string path', async (t) => {
+t.test('deferLine: nothing below the level; a binding left undefined is left out; what cannot be written as bytes is written as a string, in its place', async (t) => {
   const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
   t.teardown(() => fs.closeSync(writeFd))
   let received = ''
   reader.setEncoding('utf8')
   reader.on('data', (chunk: string) => { received += chunk })
   const destination = new LogDestination(writeFd)
-  const members = (buffer: Buffer, at: number) => plainString(buffer, raw(buffer, at, literal('"msg":')), 'bytes')
+  const line = new RequestLine(30, (buffer: Buffer, at: number, text: string) => plainString(buffer, raw(buffer, at, literal('"msg":')), text), (text: string) => `"msg":${JSON.stringify(text)}`)
   const quiet = serverLogger({ ...loggerOptions(config), level: 'warn', stream: destination }).child({}).child({ reqId: 'quiet' })
-  t.ok(writeBytes(quiet, 30, members, undefined, undefined), 'below the level: done')
+  t.ok(deferLine(quiet, line, 'below', undefined), 'below the level: done')
+  await destination.flushed()
   t.equal(destination.waiting, 0, 'and nothing written')
 
   const root = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination }).child({})
-  t.ok(writeBytes(root.child({ reqId: 'a', left: undefined }), 30, members, undefined, undefined))
-  t.notOk(writeBytes(root.child({ 'we"ird': 'b' }), 30, members, undefined, undefined), 'a name to escape')
-  t.notOk(writeBytes(root.child({ reqId: 'c', count: 5 }), 30, members, undefined, undefined), 'a number')
-  t.notOk(writeBytes(root.child({ reqId: 'd"' }), 30, members, undefined, undefined), 'a value to escape')
-  t.notOk(writeBytes(root.child({ reqId: 'e' }), 30, () => -1, undefined, undefined), 'members that cannot be written')
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ reqId: 'a', left: undefined }, 'bytes'],
+    [{ 'we"ird': 'b' }, 'a name to escape'],
+    [{ reqId: 'c', count: 5 }, 'a number'],
+    [{ reqId: 'd"' }, 'a value to escape'],
+    [{ reqId: 'e' }, 'a message to escape: "']
+  ]
+  for (const [bindings, text] of cases) t.ok(deferLine(root.child(bindings), line, text, undefined), text)
+  const made = root.child({ reqId: 'made' })
+  made.warn('first')
+  t.ok(deferLine(made, line, 'through the child made', undefined))
   await destination.flushed()
-  await until(() => received.endsWith('\n'))
-  const lines = received.trimEnd().split('\n').map((line) => JSON.parse(line))
-  t.same(lines.map((line) => Object.keys(line)), [['level', 'time', 'pid', 'hostname', 'reqId', 'msg']], 'one line, the undefined binding left out')
-  t.match(lines[0], { level: 30, time: Number, pid: process.pid, reqId: 'a', msg: 'bytes' })
+  await until(() => received.split('\n').length === cases.length + 3)
+  const lines = received.trimEnd().split('\n').map((each) => JSON.parse(each))
+  t.same(Object.keys(lines[0]), ['level', 'time', 'pid', 'hostname', 'reqId', 'msg'], 'the undefined binding left out')
+  t.same(lines.map(({ level, time, pid, hostname, ...rest }) => rest), [
+    { reqId: 'a', msg: 'bytes' },
+    { 'we"ird': 'b', msg: 'a name to escape' },
+    { reqId: 'c', count: 5, msg: 'a number' },
+    { reqId: 'd"', msg: 'a value to escape' },
+    { reqId: 'e', msg: 'a message to escape: "' },
+    { reqId: 'made', msg: 'first' },
+    { reqId: 'made', msg: 'through the child made' }
+  ], 'every line, in order')
+  t.ok(lines.every((each) => each.level === (each.msg === 'first' ? 40 : 30) && each.pid === process.pid))
 
-  // A descriptor that fails: once it has, the destination has no room, and writeBytes leaves the line to writeLine (which drops it).
+  // A descriptor that fails: once it has, lines deferred are dropped, as lines written are.
   const file = path.join(t.testdir(), 'read-only')
   fs.writeFileSync(file, '')
   const readOnly = fs.openSync(file, 'r')
   t.teardown(() => fs.closeSync(readOnly))
   const failed = new LogDestination(readOnly)
   const gone = serverLogger({ ...loggerOptions(config), level: 'info', stream: failed }).child({}).child({ reqId: 'f' })
-  t.ok(writeBytes(gone, 30, members, undefined, undefined), 'written into the buffer')
+  t.ok(deferLine(gone, line, 'lost', undefined))
   await failed.flushed()
-  t.notOk(writeBytes(gone, 30, members, undefined, undefined), 'no room once the descriptor has failed')
+  t.ok(deferLine(gone, line, 'dropped', undefined))
+  await failed.flushed()
+  t.equal(failed.waiting, 0)
+  t.equal(fs.readFileSync(file, 'utf8'), '')
 })
 
 t.test('a request whose logging is disabled is neither counted as running nor written', async (t) => {

@@ -107,7 +107,6 @@ export class LogDestination {
 
   /** pino's one call: a line (or several), written within FLUSH_MS. */
   write (line: string): void {
-    if (this.#gone) return
     if (this.#deferred.length > 0) this.#writeDeferred()
     this.#writeText(line)
   }

@@ -181,7 +181,8 @@ t.test('on the service\'s destination the line is written into its buffer, byte 
     { method: 'GET', url: '/hello?name=x', host: 'localhost:3000', ip: '127.0.0.1', remotePort: 49800, statusCode: 200, elapsed: 0.41212499141693115 },
     { method: 'POST', url: '/users?token=s3cret&q=1', host: '[::1]:3000', ip: '::1', remotePort: 1, statusCode: 204, elapsed: 12.5 },
     { method: 'GET', url: '/a?q="quoted"\\', host: 'h\u00e9:80', ip: undefined, remotePort: undefined, statusCode: 404, elapsed: 3 },
-    { method: 'GET', url: `/${'x'.repeat(2000)}`, host: '', ip: '192.0.2.7', remotePort: 65535, statusCode: 414, elapsed: 0 }
+    { method: 'GET', url: `/${'x'.repeat(2000)}`, host: '', ip: '192.0.2.7', remotePort: 65535, statusCode: 414, elapsed: 0 },
+    { method: 'PROPFIND', url: '/', host: 'localhost', ip: '127.0.0.1', remotePort: 2, statusCode: 999, elapsed: 1 }
   ]
   for (const [index, write] of writes.entries()) {
     for (const root of [bytes, strings]) {

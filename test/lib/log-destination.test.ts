@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { BUFFER_SIZE, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination } from '../../lib/log-destination.js'
+import { BUFFER_SIZE, DEFERRED_LIMIT, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
 import { stdoutPipe, until } from '../helpers/index.js'
 
 /** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
@@ -232,4 +232,48 @@ t.test('a write of the buffer that the pipe takes only part of: the rest waits, 
   await destination.flushed()
   await until(() => received().length === sent.length * 1000)
   t.equal(received(), sent.join(''), 'every line whole, in order')
+})
+
+/** A line deferred with its text: written as bytes unless `bytes` is false. */
+const deferred = (bytes = true): DeferredLine<string, unknown, unknown, unknown> => ({
+  bytes: (buffer, at, text) => bytes ? at + buffer.write(text, at) : -1,
+  text: (text) => text
+})
+
+t.test('deferred lines are written into the buffer at the end of the turn, or at once past DEFERRED_LIMIT, before any later line, or as text', async (t) => {
+  const { destination, received } = onPipe(t)
+  destination.defer(deferred(), '{"n":0}\n', 0, 0, 0)
+  t.equal(destination.waiting, 0, 'not yet in the buffer')
+  destination.write('{"n":1}\n')
+  t.equal(destination.waiting, 16, 'a later line: the deferred one first')
+  destination.defer(deferred(false), '{"n":2}\n', 0, 0, 0)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(destination.waiting, 24, 'in the buffer at the end of the turn, as text')
+  for (let n = 3; n < 3 + DEFERRED_LIMIT; n++) destination.defer(deferred(), `{"n":${n}}\n`, 0, 0, 0)
+  t.ok(destination.waiting > 24, 'DEFERRED_LIMIT lines: in the buffer at once')
+  destination.defer(deferred(), '{"n":"last"}\n', 0, 0, 0)
+  destination.writeNow()
+  await until(() => received().endsWith('{"n":"last"}\n'))
+  const got = received().trimEnd().split('\n').map((line) => JSON.parse(line).n)
+  t.same(got, [...Array(3 + DEFERRED_LIMIT).keys(), 'last'], 'every line, in order, the exit\'s write included')
+})
+
+t.test('a deferred line without room in the buffer for it (near WAITING_LIMIT) is written as text', async (t) => {
+  quickRetries(t)
+  const { destination, received } = onPipe(t)
+  const big = `{"big":"${'x'.repeat(WAITING_LIMIT - 4096)}"}\n`
+  destination.write(big)
+  destination.defer(deferred(), '{"n":"after"}\n', 0, 0, 0)
+  await destination.flushed()
+  await until(() => received().length === big.length + 14)
+  t.ok(received().endsWith('{"n":"after"}\n'), 'after the line before it')
+})
+
+t.test('lines that do not fit the rest of the buffer, each smaller than it, go out whole and in order', async (t) => {
+  const { destination, received } = onPipe(t)
+  const written = lines(5, 30_000)
+  for (const line of written) destination.write(line)
+  await destination.flushed()
+  await until(() => received().length === written.join('').length)
+  t.equal(received(), written.join(''))
 })

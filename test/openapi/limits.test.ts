@@ -66,6 +66,7 @@ const NOT_OF_A_REQUEST: Record<string, string> = {
   'From `SIGTERM` to exit': 'the process, not a request',
   'Log lines waiting for stdout': 'the logs',
   'Log lines gathered before a write': 'the logs',
+  'Request lines held until the end of the turn': 'the logs',
   '`TRUST_PROXY` in production': 'a setting, refused at start',
   'Client input quoted': 'what the service writes, not what it accepts',
   '`X-Request-Id` taken from a request': 'it refuses nothing: a longer id is replaced by a new one, and the request answered',

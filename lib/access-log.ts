@@ -48,8 +48,8 @@ type Slotted = FastifyReply & { [SLOT]?: number | undefined }
  * its credentials redacted, host, remote address and port), the status, the response time, and the
  * request logger's bindings (reqId, the trace ids); written as pino writes it, but without making
  * pino's child logger for the request, and at the end of the turn, byte by byte, with the lines of
- * all the requests that ended in it (COMPLETED_LINE; figures: bench/README.md). "incoming request" is written at
- * debug. A request that has not ended is not left unseen: every RUNNING_CHECK_MS, the requests
+ * all the requests that ended in it (COMPLETED_LINE; figures: bench/README.md). "incoming request"
+ * is written at debug. A request that has not ended is not left unseen: every RUNNING_CHECK_MS, the requests
  * running for longer are written once, and those whose client has gone before the answer was sent
  * are written as aborted (Fastify writes nothing more of them: its `onResponse` never comes).
  */

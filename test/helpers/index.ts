@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse, type RouteOptions } from 'fastify'
 import { type Test } from 'tap'
 import app, { loggerOptions, plugins, serverOptions as appServerOptions } from '../../app.js'
+import { LogDestination } from '../../lib/log-destination.js'
 import type { ServerLoggerOptions } from '../../lib/logger.js'
 import { bodyText, conformance, conformanceCounts, type Conformance } from './openapi-conformance.js'
 import { migratedDatabase, testPostgres } from './postgres.js'
@@ -287,6 +288,16 @@ export function stdoutPipe (t: Test, { nonBlocking = false } = {}): StdoutPipe {
     fs.rmSync(directory, { recursive: true })
   })
   return { writeFd, reader }
+}
+
+/** The service's log destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
+export function pipeDestination (t: Test) {
+  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
+  t.teardown(() => fs.closeSync(writeFd))
+  let received = ''
+  reader.setEncoding('utf8')
+  reader.on('data', (chunk: string) => { received += chunk })
+  return { destination: new LogDestination(writeFd), reader, received: () => received }
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadConfig } from '../../lib/config/load.js'
 import { literal, plainString, raw } from '../../lib/json-bytes.js'
 import { LogDestination } from '../../lib/log-destination.js'
 import { RequestLine, bindRequestLogger, deferLine, lazyChildLoggerFactory, requestFields, requestJson, serverLogger, writeLine } from '../../lib/logger.js'
-import { build, logSink, stdoutPipe, until } from '../helpers/index.js'
+import { build, logSink, pipeDestination, until } from '../helpers/index.js'
 
 // One line per request at info, when it ends (lib/access-log.ts): what operators read of a request,
 // at a fraction of the cost of Fastify's two lines (bench/logging.bench.js).
@@ -164,12 +164,7 @@ t.test('a response that fails (its `error` event) is written as an error, with t
 })
 
 t.test('on the service\'s destination the line is written into its buffer, byte for byte what the string path writes', async (t) => {
-  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
-  t.teardown(() => fs.closeSync(writeFd))
-  let received = ''
-  reader.setEncoding('utf8')
-  reader.on('data', (chunk: string) => { received += chunk })
-  const destination = new LogDestination(writeFd)
+  const { destination, received } = pipeDestination(t)
   const bytes = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination })
   const written: string[] = []
   const strings = serverLogger({ ...loggerOptions(config), level: 'info', stream: new Writable({ write (chunk, _encoding, callback) { written.push(String(chunk)); callback() } }) })
@@ -198,19 +193,14 @@ t.test('on the service\'s destination the line is written into its buffer, byte 
   }
   await destination.flushed()
   const expected = written.join('')
-  await until(() => received.length >= expected.length)
-  const lines = received.split('\n').filter((line) => line !== '')
+  await until(() => received().length >= expected.length)
+  const lines = received().split('\n').filter((line) => line !== '')
   t.equal(`${lines.join('\n')}\n`, expected, 'the same bytes')
   t.equal(lines.length, writes.length)
 })
 
 t.test('deferLine: nothing below the level; a binding left undefined is left out; what cannot be written as bytes is written as a string, in its place', async (t) => {
-  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
-  t.teardown(() => fs.closeSync(writeFd))
-  let received = ''
-  reader.setEncoding('utf8')
-  reader.on('data', (chunk: string) => { received += chunk })
-  const destination = new LogDestination(writeFd)
+  const { destination, received } = pipeDestination(t)
   const line = new RequestLine(30, (buffer: Buffer, at: number, text: string) => plainString(buffer, raw(buffer, at, literal('"msg":')), text), (text: string) => `"msg":${JSON.stringify(text)}`)
   const quiet = serverLogger({ ...loggerOptions(config), level: 'warn', stream: destination }).child({}).child({ reqId: 'quiet' })
   t.ok(deferLine(quiet, line, 'below', undefined), 'below the level: done')
@@ -230,8 +220,8 @@ t.test('deferLine: nothing below the level; a binding left undefined is left out
   made.warn('first')
   t.ok(deferLine(made, line, 'through the child made', undefined))
   await destination.flushed()
-  await until(() => received.split('\n').length === cases.length + 3)
-  const lines = received.trimEnd().split('\n').map((each) => JSON.parse(each))
+  await until(() => received().split('\n').length === cases.length + 3)
+  const lines = received().trimEnd().split('\n').map((each) => JSON.parse(each))
   t.same(Object.keys(lines[0]), ['level', 'time', 'pid', 'hostname', 'reqId', 'msg'], 'the undefined binding left out')
   t.same(lines.map(({ level, time, pid, hostname, ...rest }) => rest), [
     { reqId: 'a', msg: 'bytes' },

@@ -3,17 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { BUFFER_SIZE, DEFERRED_LIMIT, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
-import { stdoutPipe, until } from '../helpers/index.js'
-
-/** A destination on a pipe whose writer's end does not block (as Node makes stdout), and what its reader has read. */
-function onPipe (t: Test) {
-  const { writeFd, reader } = stdoutPipe(t, { nonBlocking: true })
-  t.teardown(() => fs.closeSync(writeFd))
-  let received = ''
-  reader.setEncoding('utf8')
-  reader.on('data', (chunk: string) => { received += chunk })
-  return { destination: new LogDestination(writeFd), reader, received: () => received }
-}
+import { pipeDestination, until } from '../helpers/index.js'
 
 /**
  * The destination's retries (every RETRY_MS) come after 1 ms for the rest of the test: a pipe
@@ -47,7 +37,7 @@ function countedWrites (t: Test): () => number {
 }
 
 t.test('lines gather for FLUSH_MS and go out in order, in one write', async (t) => {
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   const writes = countedWrites(t)
   const written = lines(3, 10)
   const start = performance.now()
@@ -64,7 +54,7 @@ t.test('lines gather for FLUSH_MS and go out in order, in one write', async (t) 
 })
 
 t.test('FLUSH_LENGTH characters go out at the end of the turn; flushed() brings the rest forward', async (t) => {
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   const writes = countedWrites(t)
   const many = lines(Math.ceil(FLUSH_LENGTH / 100), 90)
   for (const line of many) destination.write(line)
@@ -82,7 +72,7 @@ t.test('FLUSH_LENGTH characters go out at the end of the turn; flushed() brings 
 
 t.test('lines a full pipe has no room for wait, in order, whole, until the reader takes them; flushed() waits for them', async (t) => {
   const retries = quickRetries(t)
-  const { destination, reader, received } = onPipe(t)
+  const { destination, reader, received } = pipeDestination(t)
   reader.pause()
   // Far more than the pipe and the reader's buffer hold: the pipe takes part of a line, and the rest waits.
   const written = lines(20, 100_000)
@@ -100,7 +90,7 @@ t.test('lines a full pipe has no room for wait, in order, whole, until the reade
 })
 
 t.test('once the reader has gone (EPIPE), lines are dropped: flushed() resolves, nothing throws', async (t) => {
-  const { destination, reader } = onPipe(t)
+  const { destination, reader } = pipeDestination(t)
   reader.pause()
   for (const line of lines(20, 100_000)) destination.write(line)
   const done = destination.flushed()
@@ -112,7 +102,7 @@ t.test('once the reader has gone (EPIPE), lines are dropped: flushed() resolves,
 })
 
 t.test('writeNow(), the exit\'s: writes what fits and returns, whether the pipe is full or its reader gone', async (t) => {
-  const { destination, reader, received } = onPipe(t)
+  const { destination, reader, received } = pipeDestination(t)
   reader.pause()
   const written = lines(20, 100_000)
   for (const line of written) destination.write(line)
@@ -123,7 +113,7 @@ t.test('writeNow(), the exit\'s: writes what fits and returns, whether the pipe 
   t.pass('and with no reader')
   t.ok(received().length < written.join('').length)
 
-  const healthy = onPipe(t)
+  const healthy = pipeDestination(t)
   healthy.destination.write('{"msg":"last"}\n')
   healthy.destination.writeNow()
   await until(() => healthy.received() === '{"msg":"last"}\n')
@@ -147,7 +137,7 @@ t.test('stdout\'s destination is one for the process', async (t) => {
 
 t.test('what waits for a reader that does not read is bounded: past the limit lines are dropped, and their number said once there is room', async (t) => {
   const retries = quickRetries(t)
-  const { destination, reader, received } = onPipe(t)
+  const { destination, reader, received } = pipeDestination(t)
   reader.pause()
   const written = lines(100, 100_000)
   for (const line of written) destination.write(line)
@@ -165,7 +155,7 @@ t.test('what waits for a reader that does not read is bounded: past the limit li
 })
 
 t.test('a line written into the buffer itself (room, commit) goes out in order with the others; none once the reader has gone', async (t) => {
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   destination.write('{"n":0}\n')
   const line = Buffer.from('{"n":1}\n')
   const buffer = destination.room(line.length)!
@@ -194,7 +184,7 @@ t.test('a line written into the buffer itself (room, commit) goes out in order w
 
 t.test('room: none past WAITING_LIMIT, nor once the descriptor has gone', async (t) => {
   const quick = quickRetries(t)
-  const { destination, reader } = onPipe(t)
+  const { destination, reader } = pipeDestination(t)
   reader.pause()
   for (const line of lines(50, 100_000)) destination.write(line)
   await until(() => quick() >= 1)
@@ -207,7 +197,7 @@ t.test('room: none past WAITING_LIMIT, nor once the descriptor has gone', async 
 
 t.test('a write of the buffer that the pipe takes only part of: the rest waits, copied, and goes out in order', async (t) => {
   quickRetries(t)
-  const { destination, reader, received } = onPipe(t)
+  const { destination, reader, received } = pipeDestination(t)
   reader.pause()
   /** `count` lines of 1,000 bytes written into the buffer itself, numbered from `from`. */
   const commit = (from: number, count: number) => {
@@ -241,7 +231,7 @@ const deferred = (bytes = true): DeferredLine<string, unknown, unknown, unknown>
 })
 
 t.test('deferred lines are written into the buffer at the end of the turn, or at once past DEFERRED_LIMIT, before any later line, or as text', async (t) => {
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   destination.defer(deferred(), '{"n":0}\n', 0, 0, 0)
   t.equal(destination.waiting, 0, 'not yet in the buffer')
   destination.write('{"n":1}\n')
@@ -260,7 +250,7 @@ t.test('deferred lines are written into the buffer at the end of the turn, or at
 
 t.test('a deferred line without room in the buffer for it (near WAITING_LIMIT) is written as text', async (t) => {
   quickRetries(t)
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   const big = `{"big":"${'x'.repeat(WAITING_LIMIT - 4096)}"}\n`
   destination.write(big)
   destination.defer(deferred(), '{"n":"after"}\n', 0, 0, 0)
@@ -270,7 +260,7 @@ t.test('a deferred line without room in the buffer for it (near WAITING_LIMIT) i
 })
 
 t.test('lines that do not fit the rest of the buffer, each smaller than it, go out whole and in order', async (t) => {
-  const { destination, received } = onPipe(t)
+  const { destination, received } = pipeDestination(t)
   const written = lines(5, 30_000)
   for (const line of written) destination.write(line)
   await destination.flushed()

@@ -58,8 +58,9 @@ function droppedLine (dropped: number): string {
  * Where pino writes the service's log lines: a file descriptor (stdout), written from the main
  * thread, the lines gathered in a buffer and written in one write FLUSH_MS after the first of
  * them, or at the end of the turn once FLUSH_LENGTH bytes wait (pino's `minLength`, with its timed
- * flush). A line comes as a string (`write`, pino's one call), or is written into the buffer
- * itself (`room` and `commit`: a request's line, lib/access-log.ts). The descriptor must not
+ * flush). A line comes as a string (`write`, pino's one call), or is deferred to the end of the
+ * turn and then written into the buffer itself (`defer`: a request's line, lib/access-log.ts). The
+ * descriptor must not
  * block (stdout a pipe or a socket: see `stdoutDestination`): lines that a full pipe has no room
  * for wait here, in order, and are tried again every RETRY_MS, up to WAITING_LIMIT (then dropped,
  * and their number written once there is room again). Once the reader has gone (EPIPE), or
@@ -154,7 +155,7 @@ export class LogDestination {
     const deferred = this.#deferred
     for (let i = 0; i < deferred.length; i += 5) {
       const line = deferred[i] as DeferredLine<unknown, unknown, unknown, unknown>
-      const buffer = this.room(LINE_ROOM)
+      const buffer = this.#room(LINE_ROOM)
       const end = buffer === undefined ? -1 : line.bytes(buffer, this.#length, deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4])
       if (end >= 0) this.#length = end
       else this.#writeText(line.text(deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4]))
@@ -164,25 +165,13 @@ export class LogDestination {
   }
 
   /**
-   * The buffer to write a line into, with room for `bytes` from `length` on; `commit` then says
-   * where it ends. Undefined, and the line not to be written there, once the descriptor has gone
-   * or WAITING_LIMIT bytes wait: the line is then written (or dropped and counted) by `write`.
+   * The buffer, with room for `bytes` from #length on (what it holds moved after the older lines
+   * if need be); undefined once the descriptor has gone or WAITING_LIMIT bytes wait.
    */
-  room (bytes: number): Buffer | undefined {
+  #room (bytes: number): Buffer | undefined {
     if (this.#gone || this.waiting + bytes > WAITING_LIMIT) return undefined
     if (this.#length + bytes > BUFFER_SIZE) this.#moveOlder()
     return this.#buffer
-  }
-
-  /** Where a line written into `room`'s buffer starts. */
-  get length (): number {
-    return this.#length
-  }
-
-  /** A line written into `room`'s buffer, from `length` to `end`: written within FLUSH_MS. */
-  commit (end: number): void {
-    this.#length = end
-    this.#written()
   }
 
   /** Bytes now wait: the timed write is set, if none is, and the write at the end of the turn once FLUSH_LENGTH bytes wait. */

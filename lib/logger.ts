@@ -104,9 +104,13 @@ function lineStart (level: number, time: number, chindings: string): Buffer {
 /** The most binding names whose `,"name":` is kept encoded: a logger's names are a handful (reqId, the trace ids). */
 const NAMES_KEPT = 64
 const names = new Map<string, Buffer | undefined>()
-/** `,"name":` encoded, for a binding's name that is a plain string (printable ASCII, nothing to escape); undefined for another. */
 let lastName = ''
 let lastNameBytes: Buffer | undefined
+/**
+ * `,"name":` encoded, for a binding's name that is a plain string (printable ASCII, nothing to
+ * escape); undefined for another. The name of the line before is kept at hand: it is nearly
+ * always `reqId`.
+ */
 function bindingName (name: string): Buffer | undefined {
   if (name === lastName) return lastNameBytes
   lastName = name
@@ -291,9 +295,9 @@ export function writeLine (log: FastifyBaseLogger, level: number, members: strin
 }
 
 /**
- * A request's line, deferred (deferLine): its level, and its own members (`"req":…,"msg":"…"`)
- * as bytes (`membersBytes`, lib/json-bytes.ts: where they end, or -1) and as a string (`text`), from
- * the two values it was deferred with (`membersText`).
+ * A request's line, deferred (deferLine): its level, and how its own members (`"req":…,"msg":"…"`)
+ * are written from the two values it was deferred with: as bytes (`membersBytes`, lib/json-bytes.ts:
+ * where they end, or -1) and as a string (`membersText`).
  */
 export class RequestLine<A, B> implements DeferredLine<LazyLogger, A, B, number> {
   constructor (

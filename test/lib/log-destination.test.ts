@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { BUFFER_SIZE, DEFERRED_LIMIT, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
+import { DEFERRED_LIMIT, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
 import { pipeDestination, until } from '../helpers/index.js'
 
 /**
@@ -35,6 +35,12 @@ function countedWrites (t: Test): () => number {
   t.teardown(() => { fs.writeSync = writeSync })
   return () => writes
 }
+
+/** A line deferred with its text: written as bytes unless `bytes` is false. */
+const deferred = (bytes = true): DeferredLine<string, unknown, unknown, unknown> => ({
+  bytes: (buffer, at, text) => bytes ? at + buffer.write(text, at) : -1,
+  text: (text) => text
+})
 
 t.test('lines gather for FLUSH_MS and go out in order, in one write', async (t) => {
   const { destination, received } = pipeDestination(t)
@@ -154,58 +160,26 @@ t.test('what waits for a reader that does not read is bounded: past the limit li
   t.same(got.slice(0, -1).map((line) => line.n), [...Array(got.length - 1).keys()], 'those written, the first ones, in order')
 })
 
-t.test('a line written into the buffer itself (room, commit) goes out in order with the others; none once the reader has gone', async (t) => {
+t.test('deferred lines that the buffer has no room left for: what it holds moves after the older lines, nothing lost or reordered', async (t) => {
   const { destination, received } = pipeDestination(t)
-  destination.write('{"n":0}\n')
-  const line = Buffer.from('{"n":1}\n')
-  const buffer = destination.room(line.length)!
-  const end = destination.length + line.copy(buffer, destination.length)
-  destination.commit(end)
-  destination.write('{"n":2}\n')
-  t.equal(destination.waiting, 24)
+  destination.write('{"n":"first"}\n')
+  // 1,000 bytes each, 63 of them: past BUFFER_SIZE less LINE_ROOM, the room a deferred line is given.
+  const many = Array.from({ length: 63 }, (_, i) => `{"n":${String(i).padStart(6)},"msg":"${'x'.repeat(978)}"}\n`)
+  for (const line of many) destination.defer(deferred(), line, 0, 0, 0)
+  destination.write('{"n":"last"}\n')
   await destination.flushed()
-  await until(() => received() === '{"n":0}\n{"n":1}\n{"n":2}\n')
-
-  // A room that the buffer does not have moves what it holds after the older lines: nothing is lost or reordered.
-  const many = lines(Math.floor(BUFFER_SIZE / 1000) - 1, 990)
-  for (const each of many) {
-    const buffer = destination.room(1000)!
-    destination.commit(destination.length + Buffer.from(each).copy(buffer, destination.length))
-  }
-  t.ok(destination.length > BUFFER_SIZE - 4096, 'the buffer nearly full')
-  const more = destination.room(4096)!
-  const start = destination.length
-  t.equal(start, 0, 'a buffer of its own')
-  destination.commit(start + Buffer.from('{"n":"room"}\n').copy(more, start))
-  await destination.flushed()
-  await until(() => received().endsWith('{"n":"room"}\n'))
-  t.equal(received(), '{"n":0}\n{"n":1}\n{"n":2}\n' + many.join('') + '{"n":"room"}\n')
-})
-
-t.test('room: none past WAITING_LIMIT, nor once the descriptor has gone', async (t) => {
-  const quick = quickRetries(t)
-  const { destination, reader } = pipeDestination(t)
-  reader.pause()
-  for (const line of lines(50, 100_000)) destination.write(line)
-  await until(() => quick() >= 1)
-  t.equal(destination.room(WAITING_LIMIT), undefined, 'past WAITING_LIMIT')
-  t.ok(destination.room(1000), 'within it')
-  reader.destroy()
-  await destination.flushed()
-  t.equal(destination.room(10), undefined, 'the reader gone')
+  await until(() => received().endsWith('{"n":"last"}\n'))
+  t.equal(received(), `{"n":"first"}\n${many.join('')}{"n":"last"}\n`)
 })
 
 t.test('a write of the buffer that the pipe takes only part of: the rest waits, copied, and goes out in order', async (t) => {
   quickRetries(t)
   const { destination, reader, received } = pipeDestination(t)
   reader.pause()
-  /** `count` lines of 1,000 bytes written into the buffer itself, numbered from `from`. */
+  /** `count` lines of 1,000 bytes, deferred, numbered from `from`. */
   const commit = (from: number, count: number) => {
     const written = Array.from({ length: count }, (_, i) => `{"n":${String(from + i).padStart(6)},"msg":"${'x'.repeat(978)}"}\n`)
-    for (const line of written) {
-      const buffer = destination.room(1000)!
-      destination.commit(destination.length + Buffer.from(line).copy(buffer, destination.length))
-    }
+    for (const line of written) destination.defer(deferred(), line, 0, 0, 0)
     return written
   }
   // 60 kB at a time, each written at once (writeNow), until the pipe has room for only part of one.
@@ -222,12 +196,6 @@ t.test('a write of the buffer that the pipe takes only part of: the rest waits, 
   await destination.flushed()
   await until(() => received().length === sent.length * 1000)
   t.equal(received(), sent.join(''), 'every line whole, in order')
-})
-
-/** A line deferred with its text: written as bytes unless `bytes` is false. */
-const deferred = (bytes = true): DeferredLine<string, unknown, unknown, unknown> => ({
-  bytes: (buffer, at, text) => bytes ? at + buffer.write(text, at) : -1,
-  text: (text) => text
 })
 
 t.test('deferred lines are written into the buffer at the end of the turn, or at once past DEFERRED_LIMIT, before any later line, or as text', async (t) => {

@@ -59,9 +59,13 @@ export async function waitFor (url, timeoutMs = 15_000) {
 /**
  * A Node process (`args` after node itself) on a free loopback port (PORT, HOST), ready once
  * `healthPath` answers 200; killed if it does not within `timeoutMs`. With `readStdout`, its stdout
- * is a pipe that this process reads as a log collector does, counting the lines and bytes (`logged`);
+ * is a pipe that this process reads as a log collector does, counting the lines, the bytes and the
+ * lines the service says it dropped (`logged`);
  * otherwise it goes nowhere.
  */
+/** The line the service writes once stdout has room again after it dropped lines (lib/log-destination.ts). */
+const DROPPED_NOTICE = /"dropped":(\d+),"msg":"\d+ log lines dropped/g
+
 export function startProcess (args, env, healthPath, timeoutMs = 15_000, { readStdout = false } = {}) {
   return freePort().then(async (port) => {
     const child = spawn(process.execPath, args, {
@@ -70,10 +74,20 @@ export function startProcess (args, env, healthPath, timeoutMs = 15_000, { readS
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', COLLECTION_MAX_ITEMS: '1000000000', ...env },
       stdio: ['ignore', readStdout ? 'pipe' : 'ignore', 'inherit']
     })
-    const logged = { lines: 0, bytes: 0 }
+    const logged = { lines: 0, bytes: 0, dropped: 0 }
+    // The end of the chunk before, where a notice of dropped lines may have begun.
+    let tail = ''
     child.stdout?.on('data', (chunk) => {
       logged.bytes += chunk.length
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) logged.lines++
+      // The service's notice of the lines it dropped for want of room (lib/log-destination.ts),
+      // counted once; a chunk is decoded only when it holds one, or the end of one begun before.
+      const head = chunk.subarray(0, 200).toString('latin1')
+      if (chunk.includes('log lines dropped') || (tail + head).includes('log lines dropped')) {
+        const text = tail + chunk.toString('latin1')
+        for (const match of text.matchAll(DROPPED_NOTICE)) if (match.index + match[0].length > tail.length) logged.dropped += Number(match[1])
+      }
+      tail = chunk.subarray(-200).toString('latin1')
     })
     const url = `http://127.0.0.1:${port}`
     try {

@@ -3,8 +3,9 @@
 // and at the default (LOG_LEVEL unset: info), each one's stdout a pipe that this process reads as a
 // log collector does, in alternating rounds. Server CPU per request from /proc; the ratio default /
 // warn per request, target ≤ 1.10 (issue 46). `lines / req` and `bytes / req` are what the default
-// side wrote for each request sent (counted once its lines have had time to arrive): the check that
-// it logged them all. Each set is a fresh pair of processes (a process's JIT can sit 10–20 % from
+// side wrote for each request sent (counted once its lines have had time to arrive), `dropped / req`
+// the lines it said it dropped because this reader fell behind: the check that it logged them all.
+// Each set is a fresh pair of processes (a process's JIT can sit 10–20 % from
 // another's); ratios are taken per round within a set, their median over all rounds is the figure,
 // their lowest and highest the spread.
 // BENCH_SETS (2), BENCH_ROUNDS (3 per set) and BENCH_DURATION (4 s):
@@ -45,6 +46,7 @@ async function measureSet () {
         warn: atWarn.cpuRounds,
         info: atInfo.cpuRounds,
         lines: (after.lines - before.lines) / atInfo.requests,
+        dropped: (after.dropped - before.dropped) / atInfo.requests,
         bytes: (after.bytes - before.bytes) / atInfo.requests
       })
     }
@@ -76,6 +78,7 @@ for (const [index, { name }] of REQUESTS.entries()) {
     'ratio spread': spread(ratios, 2),
     [`≤ ${TARGET}`]: ratio <= TARGET ? 'yes' : 'NO',
     'lines / req': round(median(perSet.map((set) => set.lines)), 2),
+    'dropped / req': round(median(perSet.map((set) => set.dropped)), 3),
     'bytes / req': Math.round(median(perSet.map((set) => set.bytes)))
   })
   summary.push({ figure: `${name}: LOG_LEVEL info (default) / warn`, ratio: round(ratio, 2), target: `≤ ${TARGET}`, met: ratio <= TARGET ? 'yes' : 'NO' })

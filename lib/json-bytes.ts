@@ -45,12 +45,28 @@ export function raw (buffer: Buffer, at: number, bytes: Uint8Array): number {
 /** A line's fixed part, encoded for raw. */
 export const literal = (text: string): Buffer => Buffer.from(text, 'utf8')
 
-/** The digits of a safe integer of 0 or more (a status, a port); -1 for any other number. */
-export function integer (buffer: Buffer, at: number, value: number): number {
-  if (at < 0 || !Number.isSafeInteger(value) || value < 0 || at + 16 > buffer.length) return -1
+/** How many digits a safe integer of 0 or more has (16 at most); -1 for any other number. */
+export function integerLength (value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) return -1
   let digits = 1
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++
-  for (let i = digits - 1, rest = value; i >= 0; i--, rest = Math.floor(rest / 10)) buffer[at + i] = 0x30 + rest % 10
+  for (let bound = 10; value >= bound && digits < 16; bound *= 10) digits++
+  return digits
+}
+
+/** The digits of a safe integer of 0 or more (a status, a port, a time); -1 for any other number. */
+export function integer (buffer: Buffer, at: number, value: number): number {
+  const digits = integerLength(value)
+  if (at < 0 || digits < 0 || at + digits > buffer.length) return -1
+  if (value <= 0x7fffffff) {
+    // In 32-bit integers (a status, a port: nearly every call), which a division of doubles is not.
+    for (let i = at + digits - 1, rest = value | 0; i >= at; i--) {
+      const quotient = (rest / 10) | 0
+      buffer[i] = 0x30 + rest - quotient * 10
+      rest = quotient
+    }
+  } else {
+    for (let i = at + digits - 1, rest = value; i >= at; i--, rest = Math.floor(rest / 10)) buffer[i] = 0x30 + rest % 10
+  }
   return at + digits
 }
 

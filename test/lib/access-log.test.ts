@@ -249,6 +249,42 @@ t.test('deferLine: nothing below the level; a binding left undefined is left out
   t.equal(fs.readFileSync(file, 'utf8'), '')
 })
 
+t.test('a line\'s start (level, time, the root\'s bindings) is written anew for each line: another millisecond, another number of digits, another level or root', async (t) => {
+  const { destination, received } = pipeDestination(t)
+  const at = (level: number) => new RequestLine(level, (buffer: Buffer, at: number, text: string) => plainString(buffer, raw(buffer, at, literal('"msg":')), text), (text: string) => `"msg":${JSON.stringify(text)}`)
+  const info = at(30)
+  const warn = at(40)
+  const root = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination }).child({})
+  const other = serverLogger({ ...loggerOptions(config), level: 'info', base: { pid: 7, hostname: 'other', zone: 'b' }, stream: destination }).child({})
+  const now = Date.now
+  t.teardown(() => { Date.now = now })
+  const writes: Array<[number, RequestLine<string, undefined>, typeof root, string]> = [
+    [1795873624370, info, root, 'first'],
+    [1795873624371, info, root, 'the next millisecond'],
+    [1795873624371, info, root, 'the same'],
+    [999, info, root, 'three digits'],
+    [1000, info, root, 'four digits'],
+    [1001, warn, root, 'another level'],
+    [1001, warn, other, 'another root'],
+    [1002, warn, other, 'its next millisecond'],
+    [-1, info, root, 'a time that is no integer of 0 or more'],
+    [5, info, root, 'after it']
+  ]
+  for (const [time, line, logger, text] of writes) {
+    Date.now = () => time
+    t.ok(deferLine(logger.child({ reqId: text }), line, text, undefined))
+  }
+  await destination.flushed()
+  await until(() => received().split('\n').length === writes.length + 1)
+  const lines = received().trimEnd().split('\n').map((each) => JSON.parse(each))
+  t.same(lines.map(({ level, time, pid, hostname, zone, msg }) => ({ level, time, pid, hostname, zone, msg })), writes.map(([time, line, logger, msg]) => ({
+    level: line.level,
+    time,
+    ...(logger === other ? { pid: 7, hostname: 'other', zone: 'b' } : { pid: process.pid, hostname: lines[0].hostname, zone: undefined }),
+    msg
+  })))
+})
+
 t.test('a request whose logging is disabled is neither counted as running nor written', async (t) => {
   const sink = logSink('info')
   const controller = new (class extends AccessLogController {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { PLAIN_LIMIT, integer, literal, milliseconds, plainString, raw } from '../../lib/json-bytes.js'
+import { PLAIN_LIMIT, integer, integerLength, literal, milliseconds, plainString, raw } from '../../lib/json-bytes.js'
 import { milliseconds as millisecondsString } from '../../lib/logger.js'
 import { SEED, propertyRuns } from '../helpers/property-runs.js'
 
@@ -35,6 +35,14 @@ t.test('integer writes the digits of a safe integer of 0 or more, and refuses an
   }
   for (const value of [-1, 3.5, Number.NaN, Infinity, Number.MAX_SAFE_INTEGER + 1]) {
     t.equal(written((buffer, at) => integer(buffer, at, value)), -1, String(value))
+    t.equal(integerLength(value), -1, String(value))
+  }
+  fc.assert(fc.property(fc.maxSafeNat(), (value) => {
+    return written((buffer, at) => integer(buffer, at, value)) === String(value) && integerLength(value) === String(value).length
+  }), { numRuns: propertyRuns(2000), seed: SEED })
+  for (let power = 1; power < 1e16; power *= 10) {
+    t.equal(integerLength(power - 1), Math.max(1, String(power - 1).length), `${power - 1}`)
+    t.equal(integerLength(power), String(power).length, `${power}`)
   }
 })
 
@@ -64,7 +72,7 @@ t.test('a writer given -1, or without room before the buffer\'s end, returns -1:
   t.equal(raw(Buffer.alloc(9), 3, bytes), 9, 'raw: exactly to the end')
   t.equal(plainString(Buffer.alloc(8), 3, 'abcd'), -1, 'plainString: 6 bytes after 3 of 8')
   t.equal(plainString(Buffer.alloc(9), 3, 'abcd'), 9)
-  t.equal(integer(Buffer.alloc(18), 3, 1), -1, 'integer: room for the longest number only')
-  t.equal(integer(Buffer.alloc(19), 3, 1), 4)
+  t.equal(integer(Buffer.alloc(4), 3, 10), -1, 'integer: 2 digits after 3 of 4')
+  t.equal(integer(Buffer.alloc(5), 3, 10), 5, 'integer: exactly to the end')
   t.equal(milliseconds(Buffer.alloc(19), 3, 1e12 + 0.25), -1, 'milliseconds: room for the whole milliseconds, not the fraction')
 })

@@ -249,7 +249,7 @@ t.test('deferLine: nothing below the level; a binding left undefined is left out
   t.equal(fs.readFileSync(file, 'utf8'), '')
 })
 
-t.test('a line\'s start (level, time, the root\'s bindings) is written anew for each line: another millisecond, another number of digits, another level or root', async (t) => {
+t.test('each line\'s start has its own level, time and root\'s bindings: the next millisecond, a time of another number of digits, another level or root', async (t) => {
   const { destination, received } = pipeDestination(t)
   const at = (level: number) => new RequestLine(level, (buffer: Buffer, at: number, text: string) => plainString(buffer, raw(buffer, at, literal('"msg":')), text), (text: string) => `"msg":${JSON.stringify(text)}`)
   const info = at(30)

@@ -41,7 +41,7 @@ t.test('integer writes the digits of a safe integer of 0 or more, and refuses an
     return written((buffer, at) => integer(buffer, at, value)) === String(value) && integerLength(value) === String(value).length
   }), { numRuns: propertyRuns(2000), seed: SEED })
   for (let power = 1; power < 1e16; power *= 10) {
-    t.equal(integerLength(power - 1), Math.max(1, String(power - 1).length), `${power - 1}`)
+    t.equal(integerLength(power - 1), String(power - 1).length, `${power - 1}`)
     t.equal(integerLength(power), String(power).length, `${power}`)
   }
 })

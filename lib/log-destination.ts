@@ -41,12 +41,13 @@ export const DEFERRED_LIMIT = 256
 export const LINE_ROOM = 8 * 1024
 
 /**
- * A line written later (`defer`), from the four values it was deferred with: into the buffer
+ * A line written later (`defer`), from the three values it was deferred with and the time it is
+ * written at (ms since the epoch, read once for all the lines written together): into the buffer
  * (`bytes`: where it ends, or -1 when it cannot be written so), or else as a string (`text`).
  */
-export interface DeferredLine<A, B, C, D> {
-  bytes (buffer: Buffer, at: number, a: A, b: B, c: C, d: D): number
-  text (a: A, b: B, c: C, d: D): string
+export interface DeferredLine<A, B, C> {
+  bytes (buffer: Buffer, at: number, a: A, b: B, c: C, time: number): number
+  text (a: A, b: B, c: C, time: number): string
 }
 
 /** The line that says, once there is room again, how many lines were dropped (pino's shape, level warn). */
@@ -94,7 +95,7 @@ export class LogDestination {
   /** Whether the descriptor had no room at the last write: until one goes through, only RETRY_MS's timer writes. */
   #blocked = false
   #gone = false
-  /** The lines deferred and not yet written into the buffer: five values each, the line and its four. */
+  /** The lines deferred and not yet written into the buffer: four values each, the line and its three. */
   readonly #deferred: unknown[] = []
   #deferredImmediate: NodeJS.Immediate | undefined
   /** Lines dropped since the last write, for want of room. */
@@ -134,14 +135,16 @@ export class LogDestination {
 
   /**
    * A line written into the buffer at the end of this turn (before any line written after it, or
-   * at once when DEFERRED_LIMIT wait), from `a`…`d`: a request's line, whose serialisation then
+   * at once when DEFERRED_LIMIT wait), from `a`…`c`: a request's line, whose serialisation then
    * runs once for all the requests of the turn, not in the middle of each (figures: bench/README.md).
-   * What the values hold must not change until then.
+   * What the values hold must not change until then. Its time is the clock's then, read once for
+   * all the lines of the turn: the same millisecond as the request's end, or as late as the turn
+   * was long.
    */
-  defer<A, B, C, D> (line: DeferredLine<A, B, C, D>, a: A, b: B, c: C, d: D): void {
+  defer<A, B, C> (line: DeferredLine<A, B, C>, a: A, b: B, c: C): void {
     if (this.#gone) return
-    this.#deferred.push(line, a, b, c, d)
-    if (this.#deferred.length >= DEFERRED_LIMIT * 5) this.#writeDeferred()
+    this.#deferred.push(line, a, b, c)
+    if (this.#deferred.length >= DEFERRED_LIMIT * 4) this.#writeDeferred()
     else this.#deferredImmediate ??= setImmediate(this.#onDeferred)
   }
 
@@ -153,12 +156,13 @@ export class LogDestination {
   /** The deferred lines, written into the buffer in order (or as strings, those that cannot be). */
   #writeDeferred (): void {
     const deferred = this.#deferred
-    for (let i = 0; i < deferred.length; i += 5) {
-      const line = deferred[i] as DeferredLine<unknown, unknown, unknown, unknown>
+    const time = Date.now()
+    for (let i = 0; i < deferred.length; i += 4) {
+      const line = deferred[i] as DeferredLine<unknown, unknown, unknown>
       const buffer = this.#room(LINE_ROOM)
-      const end = buffer === undefined ? -1 : line.bytes(buffer, this.#length, deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4])
+      const end = buffer === undefined ? -1 : line.bytes(buffer, this.#length, deferred[i + 1], deferred[i + 2], deferred[i + 3], time)
       if (end >= 0) this.#length = end
-      else this.#writeText(line.text(deferred[i + 1], deferred[i + 2], deferred[i + 3], deferred[i + 4]))
+      else this.#writeText(line.text(deferred[i + 1], deferred[i + 2], deferred[i + 3], time))
     }
     deferred.length = 0
     this.#written()

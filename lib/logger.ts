@@ -234,7 +234,7 @@ class LazyLogger {
     const real = this.#realOf()
     const destination = real[streamSym]
     if (real[PLAIN] !== true || !(destination instanceof LogDestination)) return false
-    destination.defer(line, this, a, b, Date.now())
+    destination.defer(line, this, a, b)
     return true
   }
 
@@ -319,7 +319,7 @@ export function writeLine (log: FastifyBaseLogger, level: number, members: strin
  * are written from the two values it was deferred with: as bytes (`membersBytes`, lib/json-bytes.ts:
  * where they end, or -1) and as a string (`membersText`).
  */
-export class RequestLine<A, B> implements DeferredLine<LazyLogger, A, B, number> {
+export class RequestLine<A, B> implements DeferredLine<LazyLogger, A, B> {
   constructor (
     readonly level: number,
     readonly membersBytes: (buffer: Buffer, at: number, a: A, b: B) => number,

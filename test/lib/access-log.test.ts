@@ -270,9 +270,13 @@ t.test('each line\'s start has its own level, time and root\'s bindings: the nex
     [-1, info, root, 'a time that is no integer of 0 or more'],
     [5, info, root, 'after it']
   ]
+  // The clock is read when the turn's lines are written (flushed() writes them at once), not when
+  // each is deferred: one deferred at another time is written at the later one.
   for (const [time, line, logger, text] of writes) {
-    Date.now = () => time
+    Date.now = () => time - 1
     t.ok(deferLine(logger.child({ reqId: text }), line, text, undefined))
+    Date.now = () => time
+    destination.flushed().catch(t.threw)
   }
   await destination.flushed()
   await until(() => received().split('\n').length === writes.length + 1)

@@ -37,7 +37,7 @@ function countedWrites (t: Test): () => number {
 }
 
 /** A line deferred with its text: written as bytes unless `bytes` is false. */
-const deferred = (bytes = true): DeferredLine<string, unknown, unknown, unknown> => ({
+const deferred = (bytes = true): DeferredLine<string, unknown, unknown> => ({
   bytes: (buffer, at, text) => bytes ? at + buffer.write(text, at) : -1,
   text: (text) => text
 })
@@ -165,7 +165,7 @@ t.test('deferred lines that the buffer has no room left for: what it holds moves
   destination.write('{"n":"first"}\n')
   // 1,000 bytes each, 63 of them: past BUFFER_SIZE less LINE_ROOM, the room a deferred line is given.
   const many = Array.from({ length: 63 }, (_, i) => `{"n":${String(i).padStart(6)},"msg":"${'x'.repeat(978)}"}\n`)
-  for (const line of many) destination.defer(deferred(), line, 0, 0, 0)
+  for (const line of many) destination.defer(deferred(), line, 0, 0)
   destination.write('{"n":"last"}\n')
   await destination.flushed()
   await until(() => received().endsWith('{"n":"last"}\n'))
@@ -179,7 +179,7 @@ t.test('a write of the buffer that the pipe takes only part of: the rest waits, 
   /** `count` lines of 1,000 bytes, deferred, numbered from `from`. */
   const commit = (from: number, count: number) => {
     const written = Array.from({ length: count }, (_, i) => `{"n":${String(from + i).padStart(6)},"msg":"${'x'.repeat(978)}"}\n`)
-    for (const line of written) destination.defer(deferred(), line, 0, 0, 0)
+    for (const line of written) destination.defer(deferred(), line, 0, 0)
     return written
   }
   // 60 kB at a time, each written at once (writeNow), until the pipe has room for only part of one.
@@ -200,20 +200,42 @@ t.test('a write of the buffer that the pipe takes only part of: the rest waits, 
 
 t.test('deferred lines are written into the buffer at the end of the turn, or at once past DEFERRED_LIMIT, before any later line, or as text', async (t) => {
   const { destination, received } = pipeDestination(t)
-  destination.defer(deferred(), '{"n":0}\n', 0, 0, 0)
+  destination.defer(deferred(), '{"n":0}\n', 0, 0)
   t.equal(destination.waiting, 0, 'not yet in the buffer')
   destination.write('{"n":1}\n')
   t.equal(destination.waiting, 16, 'a later line: the deferred one first')
-  destination.defer(deferred(false), '{"n":2}\n', 0, 0, 0)
+  destination.defer(deferred(false), '{"n":2}\n', 0, 0)
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(destination.waiting, 24, 'in the buffer at the end of the turn, as text')
-  for (let n = 3; n < 3 + DEFERRED_LIMIT; n++) destination.defer(deferred(), `{"n":${n}}\n`, 0, 0, 0)
+  for (let n = 3; n < 3 + DEFERRED_LIMIT; n++) destination.defer(deferred(), `{"n":${n}}\n`, 0, 0)
   t.ok(destination.waiting > 24, 'DEFERRED_LIMIT lines: in the buffer at once')
-  destination.defer(deferred(), '{"n":"last"}\n', 0, 0, 0)
+  destination.defer(deferred(), '{"n":"last"}\n', 0, 0)
   destination.writeNow()
   await until(() => received().endsWith('{"n":"last"}\n'))
   const got = received().trimEnd().split('\n').map((line) => JSON.parse(line).n)
   t.same(got, [...Array(3 + DEFERRED_LIMIT).keys(), 'last'], 'every line, in order, the exit\'s write included')
+})
+
+t.test('the lines of a turn are written at one time, read from the clock once when they are written, as bytes and as text', async (t) => {
+  const { destination, received } = pipeDestination(t)
+  const timed = (bytes: boolean): DeferredLine<number, unknown, unknown> => ({
+    bytes: (buffer, at, n, _b, _c, time) => bytes ? at + buffer.write(`{"n":${n},"time":${time}}\n`, at) : -1,
+    text: (n, _b, _c, time) => `{"n":${n},"time":${time}}\n`
+  })
+  const now = Date.now
+  let reads = 0
+  Date.now = () => ++reads * 1000
+  t.teardown(() => { Date.now = now })
+  for (let n = 0; n < 4; n++) destination.defer(timed(n % 2 === 0), n, 0, 0)
+  t.equal(reads, 0, 'not read when deferred')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(reads, 1, 'read once for the turn\'s lines')
+  destination.defer(timed(true), 4, 0, 0)
+  await destination.flushed()
+  await until(() => received().split('\n').length === 6)
+  t.same(received().trimEnd().split('\n').map((line) => JSON.parse(line)), [
+    { n: 0, time: 1000 }, { n: 1, time: 1000 }, { n: 2, time: 1000 }, { n: 3, time: 1000 }, { n: 4, time: 2000 }
+  ])
 })
 
 t.test('a deferred line without room in the buffer for it (near WAITING_LIMIT) is written as text', async (t) => {
@@ -221,7 +243,7 @@ t.test('a deferred line without room in the buffer for it (near WAITING_LIMIT) i
   const { destination, received } = pipeDestination(t)
   const big = `{"big":"${'x'.repeat(WAITING_LIMIT - 4096)}"}\n`
   destination.write(big)
-  destination.defer(deferred(), '{"n":"after"}\n', 0, 0, 0)
+  destination.defer(deferred(), '{"n":"after"}\n', 0, 0)
   await destination.flushed()
   await until(() => received().length === big.length + 14)
   t.ok(received().endsWith('{"n":"after"}\n'), 'after the line before it')

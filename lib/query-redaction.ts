@@ -91,13 +91,32 @@ function decodeName (name: string): string {
   return decoded + name.slice(copied)
 }
 
-/** Whether the name `url` holds from `start` to `end` (still percent-encoded) is a credential's, itself or one of its nested keys. */
-function isCredential (url: string, start: number, end: number): boolean {
-  if (end - start < SHORTEST_NAME) return false
-  let name = url.slice(start, end)
-  if (name.includes('%')) name = decodeName(name)
+/** Whether a name as sent (still percent-encoded) is a credential's, itself or one of its nested keys. */
+function isSentCredential (sent: string): boolean {
+  const name = sent.includes('%') ? decodeName(sent) : sent
   return isCredentialName(name) ||
     ((name.includes('[') || name.includes('.')) && name.split(NESTING).some(isCredentialName))
+}
+
+/**
+ * Names already judged, as sent: a service's clients send the same few names again and again, and
+ * looking one up costs less than judging it (each line at info redacts its URL). The first
+ * JUDGED_LIMIT names up to JUDGED_LENGTH characters are kept; a name past them is judged each time.
+ */
+const judged = new Map<string, boolean>()
+const JUDGED_LIMIT = 1024
+const JUDGED_LENGTH = 64
+
+/** Whether the name `url` holds from `start` to `end` (still percent-encoded) is a credential's (isSentCredential). */
+function isCredential (url: string, start: number, end: number): boolean {
+  if (end - start < SHORTEST_NAME) return false
+  const sent = url.slice(start, end)
+  let credential = judged.get(sent)
+  if (credential === undefined) {
+    credential = isSentCredential(sent)
+    if (judged.size < JUDGED_LIMIT && sent.length <= JUDGED_LENGTH) judged.set(sent, credential)
+  }
+  return credential
 }
 
 /** Where `char` is next in `text` from `from`, or the text's length when it is not. */

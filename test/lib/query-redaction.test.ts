@@ -201,3 +201,16 @@ t.test('a name is a credential\'s as a whole, a key of it, or decoded from well-
   ]) t.equal(redactQuery(url), url, url)
   t.equal(redactQuery('/x?user.token=1&a[b][token]=2'), `/x?user.token=${REDACTED}&a[b][token]=${REDACTED}`)
 })
+
+t.test('a name judged once is judged alike again, while the names judged are kept and once they no longer are', async (t) => {
+  const urls = (tag: string): Array<[string, string]> => [
+    [`/x?${tag}_token=v&${tag}_name=w`, `/x?${tag}_token=[redacted]&${tag}_name=w`],
+    [`/x?${tag}%5Bpassword%5D=v&${tag}.sort=w`, `/x?${tag}%5Bpassword%5D=[redacted]&${tag}.sort=w`],
+    [`/x?${'a'.repeat(70)}Key=v&${'b'.repeat(70)}=w`, `/x?${'a'.repeat(70)}Key=[redacted]&${'b'.repeat(70)}=w`]
+  ]
+  // Judged, then looked up: the same answer.
+  for (const [url, expected] of [...urls('first'), ...urls('first')]) t.equal(redactQuery(url), expected, url)
+  // Past the most names kept: judged each time, still the same answer.
+  for (let n = 0; n < 1100; n++) redactQuery(`/x?filler${n}=1&filler${n}_secret=2`)
+  for (const [url, expected] of [...urls('first'), ...urls('later'), ...urls('later')]) t.equal(redactQuery(url), expected, url)
+})

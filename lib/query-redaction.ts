@@ -119,12 +119,6 @@ function isCredential (url: string, start: number, end: number): boolean {
   return credential
 }
 
-/** Where `char` is next in `text` from `from`, or the text's length when it is not. */
-function next (text: string, char: string, from: number): number {
-  const at = text.indexOf(char, from)
-  return at === -1 ? text.length : at
-}
-
 /**
  * A URL (a request target, `/path?query`) as logs and error messages quote it: the value of every
  * credential's query parameter (isCredentialName, matched whatever its case, `-`, `_` or
@@ -132,7 +126,7 @@ function next (text: string, char: string, from: number): number {
  * kept, so that a line still says which one was sent. Pairs are split at `&` and at `;` as well (a separator to some servers); a name
  * without `=` has no value to hide. A URL without a query string comes back as it is, for the cost
  * of looking for `?`; one with nothing to redact comes back as the same string. Linear in the
- * URL's length: each separator is looked for once. What logs and messages quote of a URL goes
+ * URL's length: each character of the query is read once. What logs and messages quote of a URL goes
  * through quoteUrl (lib/errors.ts), which redacts the part it keeps, not a whole 16 kB URL.
  */
 export function redactQuery (url: string): string {
@@ -140,16 +134,19 @@ export function redactQuery (url: string): string {
   if (query === -1) return url
   let redacted = ''
   let copied = 0
-  // The next `&`, `;` and `=` at or after the pair's start (the URL's length when there is none).
-  let ampersand = query
-  let semicolon = query
-  let equals = query
-  for (let start = query + 1; start < url.length;) {
-    if (ampersand < start) ampersand = next(url, '&', start)
-    if (semicolon < start) semicolon = next(url, ';', start)
-    if (equals < start) equals = next(url, '=', start)
-    const end = Math.min(ampersand, semicolon)
-    if (equals < end && isCredential(url, start, equals)) {
+  // Each pair read once, character by character: where its name ends (its first `=`) and where it
+  // ends (the next `&` or `;`, or the URL's end). A query is short, and a loop over it costs less
+  // than a search for each of the three.
+  const length = url.length
+  for (let start = query + 1; start < length;) {
+    let equals = -1
+    let end = start
+    for (; end < length; end++) {
+      const code = url.charCodeAt(end)
+      if (code === 0x26 || code === 0x3b) break
+      if (code === 0x3d && equals === -1) equals = end
+    }
+    if (equals !== -1 && isCredential(url, start, equals)) {
       redacted += url.slice(copied, equals + 1) + REDACTED
       copied = end
     }

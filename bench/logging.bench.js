@@ -6,8 +6,9 @@
 // side wrote for each request sent (counted once its lines have had time to arrive), `dropped / req`
 // the lines it said it dropped because this reader fell behind: the check that it logged them all.
 // Each set is a fresh pair of processes (a process's JIT can sit 10–20 % from
-// another's); ratios are taken per round within a set, their median over all rounds is the figure,
-// their lowest and highest the spread.
+// another's), and sets take turns at which side is started and measured first in each round (the
+// side measured second came out cheaper); ratios are taken per round within a set, their median
+// over all rounds is the figure, their lowest and highest the spread.
 // BENCH_SETS (2), BENCH_ROUNDS (3 per set) and BENCH_DURATION (4 s):
 // `BENCH_SETS=1 BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- logging` is a quick run.
 // BENCH_LOG_LEVEL: the second side's level (unset: the production default, info).
@@ -37,15 +38,22 @@ const REQUESTS = [
 // Production settings; no catch-all: a path that is missing answers 404 instead of the page.
 const env = { DOCS_CATCH_ALL: 'false' }
 
-/** One pair of processes: per request, each round's CPU per request on both sides, and what the default side logged. */
-async function measureSet () {
-  const warn = await startService({ ...env, LOG_LEVEL: 'warn' }, { readStdout: true })
-  const info = await startService({ ...env, LOG_LEVEL: level }, { readStdout: true })
+/**
+ * One pair of processes: per request, each round's CPU per request on both sides, and what the
+ * default side logged. `warnFirst`: which side starts first and is measured first in each round.
+ * Sets take turns: the side measured second came out cheaper by 2–7 % with both at `warn`
+ * (bench/README.md, Logging), and always putting the default second flattered it.
+ */
+async function measureSet (warnFirst) {
+  const start = (logLevel) => startService({ ...env, LOG_LEVEL: logLevel }, { readStdout: true })
+  const [warn, info] = warnFirst ? [await start('warn'), await start(level)] : [await start(level), await start('warn')].reverse()
   try {
     const results = []
     for (const { path, method, body, headers = {} } of REQUESTS) {
       const before = info.logged()
-      const [atWarn, atInfo] = await compare([warn, info], path, { method, body, headers, rounds, duration })
+      const sides = warnFirst ? [warn, info] : [info, warn]
+      const measured = await compare(sides, path, { method, body, headers, rounds, duration })
+      const [atWarn, atInfo] = warnFirst ? measured : [...measured].reverse()
       await sleep(SETTLE_MS)
       const after = info.logged()
       results.push({
@@ -64,7 +72,7 @@ async function measureSet () {
 }
 
 const measured = []
-for (let set = 0; set < sets; set++) measured.push(await measureSet())
+for (let set = 0; set < sets; set++) measured.push(await measureSet(set % 2 === 0))
 
 const rows = []
 const summary = []

@@ -7,8 +7,8 @@
 // the lines it said it dropped because this reader fell behind: the check that it logged them all.
 // Each set is a fresh pair of processes (a process's JIT can sit 10–20 % from
 // another's), and sets take turns at which side is started and measured first in each round (the
-// side measured second came out cheaper); ratios are taken per round within a set, their median
-// over all rounds is the figure, their lowest and highest the spread.
+// side measured second had come out cheaper); ratios are taken per round within a set, their
+// median over all rounds is the figure, their lowest and highest the spread.
 // BENCH_SETS (2), BENCH_ROUNDS (3 per set) and BENCH_DURATION (4 s):
 // `BENCH_SETS=1 BENCH_ROUNDS=1 BENCH_DURATION=1 npm run bench -- logging` is a quick run.
 // BENCH_LOG_LEVEL: the second side's level (unset: the production default, info).
@@ -41,8 +41,8 @@ const env = { DOCS_CATCH_ALL: 'false' }
 /**
  * One pair of processes: per request, each round's CPU per request on both sides, and what the
  * default side logged. `warnFirst`: which side starts first and is measured first in each round.
- * Sets take turns: the side measured second came out cheaper by 2–7 % with both at `warn`
- * (bench/README.md, Logging), and always putting the default second flattered it.
+ * Sets take turns, so that the default is not always the side measured second: with both sides at
+ * `warn`, that side had come out 2–7 % cheaper (bench/README.md, Logging).
  */
 async function measureSet (warnFirst) {
   const start = (logLevel) => startService({ ...env, LOG_LEVEL: logLevel }, { readStdout: true })

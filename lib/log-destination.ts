@@ -5,6 +5,14 @@ import os from 'node:os'
 export const RETRY_MS = 50
 
 /**
+ * How long they wait instead while the reader is taking them (the last try wrote some): a pipe
+ * holds 64 KiB, so a try every RETRY_MS wrote little more to a reader slower than the writes,
+ * 1.3 MB/s, and lines a reader fell behind on for a moment kept waiting, and past WAITING_LIMIT
+ * were dropped, long after it had caught up (figures: docs/operations.md).
+ */
+export const DRAIN_MS = 1
+
+/**
  * The longest a line waits before it is written, when stdout has room: lines gather for up to this
  * long and go out in one write (a write per request, or even per turn of the event loop, costs the
  * service more CPU than the line itself: figures, bench/README.md). What a crash that skips the
@@ -100,6 +108,8 @@ export class LogDestination {
   #deferredImmediate: NodeJS.Immediate | undefined
   /** Lines dropped since the last write, for want of room. */
   #dropped = 0
+  /** Bytes written so far: whether a try wrote some. */
+  #out = 0
   /** Called when nothing waits any more. */
   #onFlushed: Array<() => void> = []
 
@@ -228,12 +238,16 @@ export class LogDestination {
     this.#write()
   }
 
-  /** What waits, written; what the descriptor had no room for is tried again after RETRY_MS. */
+  /**
+   * What waits, written; what the descriptor had no room for is tried again after DRAIN_MS if
+   * this try wrote some, else after RETRY_MS.
+   */
   #write (): void {
+    const out = this.#out
     this.#blocked = !this.#writeOut()
     if (this.#blocked) {
       clearTimeout(this.#timer)
-      this.#timer = setTimeout(this.#onTimer, RETRY_MS)
+      this.#timer = setTimeout(this.#onTimer, this.#out > out ? DRAIN_MS : RETRY_MS)
     }
   }
 
@@ -248,11 +262,13 @@ export class LogDestination {
         const older = this.#older[0]
         if (older !== undefined) {
           const written = fs.writeSync(this.#fd, older)
+          this.#out += written
           this.#olderLength -= written
           if (written < older.length) this.#older[0] = older.subarray(written)
           else this.#older.shift()
         } else if (this.#length > 0) {
           const written = fs.writeSync(this.#fd, this.#buffer, 0, this.#length)
+          this.#out += written
           // The rest of a write cut short waits as older bytes, copied: the buffer is written over next.
           if (written < this.#length) {
             this.#older.push(Buffer.from(this.#buffer.subarray(written, this.#length)))

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { DEFERRED_LIMIT, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
+import { DEFERRED_LIMIT, DRAIN_MS, FLUSH_LENGTH, FLUSH_MS, LogDestination, RETRY_MS, WAITING_LIMIT, stdoutDestination, type DeferredLine } from '../../lib/log-destination.js'
 import { pipeDestination, until } from '../helpers/index.js'
 
 /**
@@ -93,6 +93,47 @@ t.test('lines a full pipe has no room for wait, in order, whole, until the reade
   await done
   await until(() => received().length === written.join('').length)
   t.equal(received(), written.join(''), 'every byte, in order: no line cut or doubled')
+})
+
+t.test('lines a reader fell behind on go out as fast as it takes them again, not a pipe\'s worth every RETRY_MS', async (t) => {
+  // Each try of the destination's (a timer of DRAIN_MS or RETRY_MS), with the bytes written since the try before.
+  const tries: Array<{ ms: number, wrote: number, resumed: boolean }> = []
+  let wrote = 0
+  let resumed = false
+  const { writeSync } = fs
+  fs.writeSync = ((...args: Parameters<typeof writeSync>) => {
+    const written = writeSync(...args)
+    wrote += written
+    return written
+  }) as typeof writeSync
+  const { setTimeout } = globalThis
+  globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (ms === DRAIN_MS || ms === RETRY_MS) {
+      tries.push({ ms, wrote, resumed })
+      wrote = 0
+    }
+    return setTimeout(callback, ms, ...args)
+  }) as typeof globalThis.setTimeout
+  t.teardown(() => {
+    fs.writeSync = writeSync
+    globalThis.setTimeout = setTimeout
+  })
+  const { destination, reader, received } = pipeDestination(t)
+  reader.pause()
+  // 2 MB: 32 times what the pipe holds.
+  const written = lines(20, 100_000)
+  for (const line of written) destination.write(line)
+  const done = destination.flushed()
+  await until(() => tries.some(({ ms }) => ms === RETRY_MS))
+  resumed = true
+  reader.resume()
+  await done
+  await until(() => received().length === written.join('').length)
+  t.equal(received(), written.join(''), 'every byte, in order')
+  t.ok(tries.length > 0)
+  for (const { ms, wrote } of tries) t.equal(ms, wrote > 0 ? DRAIN_MS : RETRY_MS, 'a try that wrote some is followed by DRAIN_MS, one that wrote none by RETRY_MS')
+  const slow = tries.filter(({ ms, resumed }) => resumed && ms === RETRY_MS).length
+  t.ok(slow < 16, `once the reader reads, the tries come after DRAIN_MS (${slow} after RETRY_MS, for 32 pipes' worth)`)
 })
 
 t.test('once the reader has gone (EPIPE), lines are dropped: flushed() resolves, nothing throws', async (t) => {

@@ -8,9 +8,9 @@ const INFO = 30
 
 /** `,"res":{"statusCode":200},"responseTime":` encoded, for each status from 100 to 599 as it first comes. */
 const STATUSES = new Array<Buffer | undefined>(500).fill(undefined)
+const statusMember = (status: number) => literal(`,"res":{"statusCode":${status}},"responseTime":`)
 function statusBytes (status: number): Buffer {
-  const statusMember = () => literal(`,"res":{"statusCode":${status}},"responseTime":`)
-  return Number.isInteger(status) && status >= 100 && status < 600 ? (STATUSES[status - 100] ??= statusMember()) : statusMember()
+  return Number.isInteger(status) && status >= 100 && status < 600 ? (STATUSES[status - 100] ??= statusMember(status)) : statusMember(status)
 }
 const COMPLETED = literal(',"msg":"request completed"')
 

@@ -1,8 +1,9 @@
 // Shared pieces of the benchmarks: servers in child processes, autocannon runs, medians.
 // Benchmarks measure the built service (dist/), as `npm start` runs it. They are not tests.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -57,27 +58,54 @@ export async function waitFor (url, timeoutMs = 15_000) {
 }
 
 /**
+ * A pipe for a child's stdout: both ends of a FIFO made (with coreutils' `mkfifo`, Node has no
+ * `pipe()`) in a temporary directory and removed at once. The reading end does not block, so that
+ * it opens before the writing end and this process reads it as it reads a socket.
+ */
+function logPipe () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stdout-'))
+  const fifo = path.join(dir, 'stdout')
+  try {
+    execFileSync('mkfifo', ['-m', '600', fifo])
+    const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    const writeFd = fs.openSync(fifo, fs.constants.O_WRONLY)
+    return { readFd, writeFd }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
  * A Node process (`args` after node itself) on a free loopback port (PORT, HOST), ready once
  * `healthPath` answers 200; killed if it does not within `timeoutMs`. With `readStdout`, its stdout
- * is a pipe that this process reads as a log collector does, counting the lines, the bytes and the
- * lines the service says it dropped (`logged`);
- * otherwise it goes nowhere.
+ * is read by this process as a log collector reads it, counting the lines, the bytes and the lines
+ * the service says it dropped (`logged`); otherwise it goes nowhere. `readStdout: true` (or
+ * `'pipe'`) makes stdout a pipe, as Docker's and containerd's log collectors do (a FIFO each
+ * stream); `'socket'`, the socket pair Node's `spawn` makes for `'pipe'`, which costs the writer
+ * more per write (bench/README.md, Logging).
  */
 /** The line the service writes once stdout has room again after it dropped lines (lib/log-destination.ts). */
 const DROPPED_NOTICE = /"dropped":(\d+),"msg":"\d+ log lines dropped/g
 
 export function startProcess (args, env, healthPath, timeoutMs = 15_000, { readStdout = false } = {}) {
   return freePort().then(async (port) => {
+    const reader = readStdout === false ? undefined : readStdout === 'socket' ? 'socket' : logPipe()
     const child = spawn(process.execPath, args, {
       // A ceiling of items that no bench reaches (they POST hundreds of thousands of users): each
       // POST still checks it, as in production, and none is refused.
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', COLLECTION_MAX_ITEMS: '1000000000', ...env },
-      stdio: ['ignore', readStdout ? 'pipe' : 'ignore', 'inherit']
+      stdio: ['ignore', reader === undefined ? 'ignore' : reader === 'socket' ? 'pipe' : reader.writeFd, 'inherit']
     })
+    let stdout = child.stdout
+    if (reader !== undefined && reader !== 'socket') {
+      // The child holds the writing end now: closed here, the pipe ends (EOF) when the child does.
+      fs.closeSync(reader.writeFd)
+      stdout = new net.Socket({ fd: reader.readFd, readable: true, writable: false })
+    }
     const logged = { lines: 0, bytes: 0, dropped: 0 }
     // The end of the chunk before, where a notice of dropped lines may have begun.
     let tail = ''
-    child.stdout?.on('data', (chunk) => {
+    stdout?.on('data', (chunk) => {
       logged.bytes += chunk.length
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) logged.lines++
       // The service's notice of the lines it dropped for want of room (lib/log-destination.ts),

@@ -57,6 +57,9 @@ export async function waitFor (url, timeoutMs = 15_000) {
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
 }
 
+/** The line the service writes once stdout has room again after it dropped lines (lib/log-destination.ts). */
+const DROPPED_NOTICE = /"dropped":(\d+),"msg":"\d+ log lines dropped/g
+
 /**
  * A pipe for a child's stdout: both ends of a FIFO made (with coreutils' `mkfifo`, Node has no
  * `pipe()`) in a temporary directory and removed at once. The reading end does not block, so that
@@ -81,12 +84,9 @@ function logPipe () {
  * is read by this process as a log collector reads it, counting the lines, the bytes and the lines
  * the service says it dropped (`logged`); otherwise it goes nowhere. `readStdout: true` (or
  * `'pipe'`) makes stdout a pipe, as Docker's and containerd's log collectors do (a FIFO each
- * stream); `'socket'`, the socket pair Node's `spawn` makes for `'pipe'`, which costs the writer
- * more per write (bench/README.md, Logging).
+ * stream); `'socket'`, the socket pair Node's `spawn` makes for `'pipe'`, what the logging bench
+ * read before, which cost the service the same or a little more (bench/README.md, Logging).
  */
-/** The line the service writes once stdout has room again after it dropped lines (lib/log-destination.ts). */
-const DROPPED_NOTICE = /"dropped":(\d+),"msg":"\d+ log lines dropped/g
-
 export function startProcess (args, env, healthPath, timeoutMs = 15_000, { readStdout = false } = {}) {
   return freePort().then(async (port) => {
     const reader = readStdout === false ? undefined : readStdout === 'socket' ? 'socket' : logPipe()

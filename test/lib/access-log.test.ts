@@ -104,11 +104,25 @@ t.test('a request refused before any route is one line naming it, and is not tak
   const sink = logSink('info')
   const server = Fastify({ ...serverOptions(config, { logger: sink.logger }), logController: new AccessLogController({ checkMs: 10 }) })
   t.teardown(() => server.close())
-  const res = await server.inject({ url: '/echo%E0?token=s3cret', headers: { 'x-request-id': 'bad-url' } })
-  t.equal(res.statusCode, 400)
+  // Over a connection, as production gets it: inject's response is destroyed as it ends while its
+  // mock socket still holds the bytes, and a check in between took it for aborted (a second line,
+  // once in some hundred requests, more often on a busy machine). No real connection shows that.
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const socket = net.connect((server.server.address() as AddressInfo).port, '127.0.0.1')
+  socket.on('error', () => {})
+  t.teardown(() => socket.destroy())
+  let answer = ''
+  socket.on('data', (chunk) => { answer += String(chunk) })
+  socket.write('GET /echo%E0?token=s3cret HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: bad-url\r\n\r\n')
+  await until(() => answer.endsWith('}'))
+  t.match(answer, /^HTTP\/1\.1 400 /)
+  const lines = () => sink.entries.filter((entry) => entry.reqId === 'bad-url')
+  // Several checks later, the connection still open; then closed by the client: still one line.
   await new Promise((resolve) => setTimeout(resolve, 100))
-  t.match(sink.entries.filter((entry) => entry.reqId === 'bad-url'), [{ msg: 'request refused', req: { url: '/echo%E0?token=[redacted]' }, statusCode: 400 }])
-  t.equal(sink.entries.filter((entry) => entry.reqId === 'bad-url').length, 1)
+  t.match(lines(), [{ msg: 'request refused', req: { url: '/echo%E0?token=[redacted]' }, statusCode: 400 }])
+  socket.end()
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(lines().length, 1)
 })
 
 t.test('`fastify start`: on the logger fastify-cli makes, the same line, through pino', async (t) => {

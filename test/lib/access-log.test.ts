@@ -100,6 +100,57 @@ t.test('a request still running is written once; one whose client goes before it
   t.equal(lines().length, 2, 'nothing more once the handler ends')
 })
 
+t.test('a line written after its connection closed still names the client: Connection: close, HTTP/1.0, a client gone', async (t) => {
+  // The service's destination, which writes a request's line at the end of the turn, when the
+  // connection may have closed.
+  const { destination, received } = pipeDestination(t)
+  const instance = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination })
+  // No `request running` line before the client goes (it would read the address while the
+  // connection is open): the check comes long after.
+  const server = Fastify({ ...serverOptions(config, { logger: false }), logger: undefined, loggerInstance: instance, logController: new AccessLogController({ checkMs: 500 }) })
+  let started = false
+  const hung = new Promise<void>(() => {})
+  server.get('/', async () => 'ok')
+  server.get('/hang', async () => { started = true; await hung })
+  t.teardown(() => server.close())
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const port = (server.server.address() as AddressInfo).port
+  const line = (id: string) => {
+    destination.writeNow()
+    const found = received().split('\n').find((text) => text.includes(`"reqId":"${id}"`))
+    return found === undefined ? undefined : JSON.parse(found) as { req: { remotePort?: number } }
+  }
+  const client = { remoteAddress: '127.0.0.1', remotePort: Number }
+
+  for (const [id, request] of [
+    ['closing', 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Request-Id: closing\r\n\r\n'],
+    ['http-1.0', 'GET / HTTP/1.0\r\nX-Request-Id: http-1.0\r\n\r\n']
+  ] as const) {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    socket.resume()
+    socket.write(request)
+    await new Promise((resolve) => socket.once('connect', resolve))
+    const localPort = socket.localPort
+    // The service closes the connection once it has answered; the line is written after.
+    await new Promise((resolve) => socket.once('close', resolve))
+    await until(() => line(id) !== undefined)
+    t.match(line(id), { msg: 'request completed', res: { statusCode: 200 }, req: client }, id)
+    t.equal(line(id)!.req.remotePort, localPort, `${id}: the client's own port`)
+  }
+
+  const socket = net.connect(port, '127.0.0.1')
+  socket.on('error', () => {})
+  socket.write('GET /hang HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: gone\r\n\r\n')
+  await until(() => started)
+  const localPort = socket.localPort
+  t.type(localPort, 'number')
+  socket.destroy()
+  await until(() => line('gone') !== undefined)
+  t.match(line('gone'), { msg: 'request aborted: the connection closed before the answer was sent', req: client })
+  t.equal(line('gone')!.req.remotePort, localPort, 'gone: the client\'s own port')
+})
+
 t.test('a request refused before any route is one line naming it, and is not taken for one still running', async (t) => {
   const sink = logSink('info')
   const server = Fastify({ ...serverOptions(config, { logger: sink.logger }), logController: new AccessLogController({ checkMs: 10 }) })

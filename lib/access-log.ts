@@ -43,7 +43,7 @@ export const RUNNING_CHECK_MS = 1000
  * `remotePort`), and a line written after the connection has closed (at the end of the turn, after
  * an answer with `Connection: close` or to HTTP/1.0; a client gone) still names the client. Unread,
  * both were missing from such lines. Read only where a line will: the first read of a connection
- * asks the kernel (`getpeername`, about 2.4 µs here). Whether there was one to read.
+ * asks the kernel (`getpeername`; figures: bench/README.md). Whether there was one to read.
  */
 function keepPeerAddress (socket: Socket | undefined): boolean {
   return socket?.remoteAddress !== undefined

@@ -107,7 +107,7 @@ t.test('a line written after its connection closed still names the client: Conne
   const instance = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination })
   // No `request running` line before the client goes (it would read the address while the
   // connection is open): the check comes long after.
-  const server = Fastify({ ...serverOptions(config, { logger: false }), logger: undefined, loggerInstance: instance, logController: new AccessLogController({ checkMs: 500 }) })
+  const server = Fastify({ ...serverOptions(config, { logger: false }), logger: undefined, loggerInstance: instance, logController: new AccessLogController({ checkMs: 250 }) })
   let started = false
   const hung = new Promise<void>(() => {})
   server.get('/', async () => 'ok')

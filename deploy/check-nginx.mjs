@@ -74,8 +74,8 @@ try {
       BASE_PATH: '/api',
       TRUST_PROXY: '1',
       // The overload guard's delay check off, as the tests' servers have it: on a loaded machine
-      // (CI, the system tests side by side) a replica stalled past its second answered 503, which
-      // is not what this check is about.
+      // (CI, the system tests side by side) a replica whose event loop stalls for over a second
+      // answers 503, which is not what this check is about.
       PRESSURE_MAX_EVENT_LOOP_DELAY: '0'
     })
     replicas.push({ ...replica, port, metricsPort })

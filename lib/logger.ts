@@ -63,17 +63,41 @@ function methodBytes (method: string): Uint8Array {
   return METHODS.get(method) ?? literal(`"req":{"method":${JSON.stringify(method)},"url":`)
 }
 
+/**
+ * The end of a request's `req`, `,"host":"…","remoteAddress":"…","remotePort":…}`, as the first
+ * line of its connection wrote it, kept on the connection's socket with the host and address it
+ * was written for. A keep-alive connection's requests share its port and, nearly always, its host
+ * and address; written byte by byte for each, they were a quarter of the line (figures:
+ * bench/README.md). A request whose host or address differs (a client named by a proxy, with
+ * TRUST_PROXY) has them written anew. Its own copy of the bytes: a slice of Node's pool would hold
+ * the whole pool for as long as the connection lives.
+ */
+class PeerBytes {
+  constructor (readonly host: string, readonly address: string | undefined, readonly bytes: Uint8Array) {}
+}
+const PEER = Symbol('peer bytes')
+type PeerSocket = FastifyRequest['socket'] & { [PEER]?: PeerBytes }
+
 /** requestJson, written into a buffer (lib/json-bytes.ts): where it ends, or -1. */
 export function requestBytes (buffer: Buffer, at: number, request: FastifyRequest): number {
   at = raw(buffer, at, methodBytes(request.method))
   at = plainString(buffer, at, quoteUrl(request.url, LOGGED_URL_LIMIT))
-  at = raw(buffer, at, REQ_HOST)
-  at = plainString(buffer, at, request.host)
+  const host = request.host
   const address = request.ip
+  const socket = request.socket as PeerSocket | undefined
+  const kept = socket?.[PEER]
+  if (kept !== undefined && kept.host === host && kept.address === address) return raw(buffer, at, kept.bytes)
+  const start = at
+  at = plainString(buffer, raw(buffer, at, REQ_HOST), host)
   if (address !== undefined) at = plainString(buffer, raw(buffer, at, REQ_ADDRESS), address)
-  const port = request.socket?.remotePort
+  const port = socket?.remotePort
   if (port !== undefined) at = integer(buffer, raw(buffer, at, REQ_PORT), port)
-  return raw(buffer, at, REQ_END)
+  at = raw(buffer, at, REQ_END)
+  // Kept for the connection's next requests, if it may have any.
+  if (kept === undefined && at >= 0 && socket !== undefined && !socket.destroyed) {
+    socket[PEER] = new PeerBytes(host, address, new Uint8Array(buffer.subarray(start, at)))
+  }
+  return at
 }
 
 /**

@@ -151,6 +151,40 @@ t.test('a line written after its connection closed still names the client: Conne
   t.equal(line('gone')!.req.remotePort, localPort, 'gone: the client\'s own port')
 })
 
+t.test('the requests of one connection each name their own host and client: a proxy\'s clients, another Host', async (t) => {
+  const { destination, received } = pipeDestination(t)
+  const instance = serverLogger({ ...loggerOptions(config), level: 'info', stream: destination })
+  const server = Fastify({ ...serverOptions(loadConfig({ TRUST_PROXY: '127.0.0.1' }), { logger: false }), logger: undefined, loggerInstance: instance })
+  server.get('/', async () => 'ok')
+  t.teardown(() => server.close())
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const socket = net.connect((server.server.address() as AddressInfo).port, '127.0.0.1')
+  t.teardown(() => socket.destroy())
+  await new Promise((resolve) => socket.once('connect', resolve))
+  socket.resume()
+  const sent = [
+    { id: 'first', host: 'localhost', forwardedFor: undefined, remoteAddress: '127.0.0.1' },
+    { id: 'again', host: 'localhost', forwardedFor: undefined, remoteAddress: '127.0.0.1' },
+    { id: 'client-a', host: 'localhost', forwardedFor: '198.51.100.4', remoteAddress: '198.51.100.4' },
+    { id: 'client-b', host: 'localhost', forwardedFor: '203.0.113.9', remoteAddress: '203.0.113.9' },
+    { id: 'other-host', host: 'example.com', forwardedFor: undefined, remoteAddress: '127.0.0.1' },
+    { id: 'last', host: 'localhost', forwardedFor: undefined, remoteAddress: '127.0.0.1' }
+  ]
+  const lines = () => {
+    destination.writeNow()
+    return received().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { reqId: string, req: object })
+  }
+  // One at a time, each line written before the next request is sent.
+  for (const { id, host, forwardedFor } of sent) {
+    socket.write(`GET / HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: ${id}\r\n${forwardedFor === undefined ? '' : `X-Forwarded-For: ${forwardedFor}\r\n`}\r\n`)
+    await until(() => lines().some((line) => line.reqId === id))
+  }
+  for (const { id, host, remoteAddress } of sent) {
+    const line = lines().find((line) => line.reqId === id)
+    t.same(line?.req, { method: 'GET', url: '/', host, remoteAddress, remotePort: socket.localPort }, id)
+  }
+})
+
 t.test('a request refused before any route is one line naming it, and is not taken for one still running', async (t) => {
   const sink = logSink('info')
   const server = Fastify({ ...serverOptions(config, { logger: sink.logger }), logController: new AccessLogController({ checkMs: 10 }) })
@@ -242,13 +276,24 @@ t.test('on the service\'s destination the line is written into its buffer, byte 
     { method: 'POST', url: '/users?token=s3cret&q=1', host: '[::1]:3000', ip: '::1', remotePort: 1, statusCode: 204, elapsed: 12.5 },
     { method: 'GET', url: '/a?q="quoted"\\', host: 'h\u00e9:80', ip: undefined, remotePort: undefined, statusCode: 404, elapsed: 3 },
     { method: 'GET', url: `/${'x'.repeat(2000)}`, host: '', ip: '192.0.2.7', remotePort: 65535, statusCode: 414, elapsed: 0 },
-    { method: 'PROPFIND', url: '/', host: 'localhost', ip: '127.0.0.1', remotePort: 2, statusCode: 999, elapsed: 1 }
+    { method: 'PROPFIND', url: '/', host: 'localhost', ip: '127.0.0.1', remotePort: 2, statusCode: 999, elapsed: 1 },
+    // More requests on the first one's connection: its host, address and port as its first line
+    // wrote them, then another host, another address (a proxy's client), none.
+    { connection: 0, method: 'GET', url: '/hello?name=y', host: 'localhost:3000', ip: '127.0.0.1', remotePort: 49800, statusCode: 200, elapsed: 1.5 },
+    { connection: 0, method: 'GET', url: '/hello', host: 'example.com', ip: '127.0.0.1', remotePort: 49800, statusCode: 200, elapsed: 1 },
+    { connection: 0, method: 'GET', url: '/hello', host: 'localhost:3000', ip: '198.51.100.4', remotePort: 49800, statusCode: 200, elapsed: 1 },
+    { connection: 0, method: 'GET', url: '/hello', host: 'localhost:3000', ip: undefined, remotePort: 49800, statusCode: 200, elapsed: 1 },
+    { connection: 0, method: 'GET', url: '/hello?again', host: 'localhost:3000', ip: '127.0.0.1', remotePort: 49800, statusCode: 200, elapsed: 2 }
   ]
+  const sockets = new Map<number, object>()
   for (const [index, write] of writes.entries()) {
+    const connection = write.connection ?? index
+    const socket = sockets.get(connection) ?? { remotePort: write.remotePort }
+    sockets.set(connection, socket)
     for (const root of [bytes, strings]) {
       const log = root.child({}).child({ reqId: `id-${index}` })
       if (index === 1) bindRequestLogger(log, { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' })
-      const request = { id: `id-${index}`, method: write.method, url: write.url, host: write.host, ip: write.ip, socket: { remotePort: write.remotePort }, log } as unknown as FastifyRequest
+      const request = { id: `id-${index}`, method: write.method, url: write.url, host: write.host, ip: write.ip, socket, log } as unknown as FastifyRequest
       const reply = { request, statusCode: write.statusCode, elapsedTime: write.elapsed, raw: {} } as unknown as FastifyReply
       request.log = log
       const controller = new AccessLogController()

@@ -112,13 +112,23 @@ export class AccessLogController extends LogController {
   }
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (!this.#forget(reply)) return
     const log = request.log
+    if (!this.#forget(reply)) {
+      // Not counted as running: below info (where an error is still written), its logs off, or
+      // written and forgotten already (aborted).
+      if (error && !writesAt(log, INFO) && !this.isLogDisabled(request)) this.#errored(error, request, reply)
+      return
+    }
     if (error) {
-      log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+      this.#errored(error, request, reply)
     } else if (!deferLine(log, COMPLETED_LINE, request, reply) && !writeLine(log, INFO, COMPLETED_LINE.membersText(request, reply))) {
       log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
     }
+  }
+
+  /** A response that failed (its `error` event): at `error`, with the request. */
+  #errored (error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    request.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
   }
 
   /** The requests still running: those whose client has gone are written and forgotten, the long ones written once. */

@@ -247,19 +247,27 @@ t.test('a logger of another format (formatters of its own) gets the line through
   t.equal(warn.entries.length, 0)
 })
 
-t.test('a response that fails (its `error` event) is written as an error, with the request', async (t) => {
-  const sink = logSink('info')
-  const server = Fastify({ ...serverOptions(config, { logger: sink.logger }) })
-  t.teardown(() => server.close())
-  // Fastify calls requestCompleted with the error of the response's `error` event.
-  const controller = new AccessLogController()
-  server.get('/', async (request, reply) => {
-    controller.incomingRequest(request, reply)
-    controller.requestCompleted(new Error('socket broke'), request, reply)
-    return 'ok'
-  })
-  await server.inject({ url: '/', headers: { 'x-request-id': 'broken' } })
-  t.match(sink.entries.filter((entry) => entry.reqId === 'broken'), [{ level: 50, msg: 'request errored', err: { message: 'socket broke' }, req: { url: '/' }, responseTime: Number }])
+t.test('a response that fails (its `error` event) is written as an error, with the request, at every level that writes errors', async (t) => {
+  for (const level of ['info', 'warn', 'error']) {
+    const sink = logSink(level)
+    const controller = new (class extends AccessLogController {
+      override isLogDisabled (request: FastifyRequest) { return request.url === '/quiet' }
+    })()
+    const server = Fastify({ ...serverOptions(config, { logger: sink.logger }), logController: controller })
+    t.teardown(() => server.close())
+    // Fastify calls requestCompleted with the error of the response's `error` event.
+    const fails = async (request: FastifyRequest, reply: FastifyReply) => {
+      controller.requestCompleted(new Error('socket broke'), request, reply)
+      return 'ok'
+    }
+    server.get('/', fails)
+    server.get('/quiet', fails)
+    await server.inject({ url: '/', headers: { 'x-request-id': 'broken' } })
+    t.match(sink.entries.filter((entry) => entry.reqId === 'broken'), [{ level: 50, msg: 'request errored', err: { message: 'socket broke' }, req: { url: '/' }, responseTime: Number }], level)
+    t.equal(sink.entries.filter((entry) => entry.reqId === 'broken').length, 1, `${level}: once`)
+    await server.inject({ url: '/quiet', headers: { 'x-request-id': 'quiet' } })
+    t.same(sink.entries.filter((entry) => entry.reqId === 'quiet'), [], `${level}: not for a request whose logs are off`)
+  }
 })
 
 t.test('on the service\'s destination the line is written into its buffer, byte for byte what the string path writes', async (t) => {

@@ -30,8 +30,11 @@ export function plainString (buffer: Buffer, at: number, text: string): number {
   return at + length + 2
 }
 
-/** The longest `bytes` raw copies itself: a longer one is copied by the buffer's `set`, whose call costs more for a few bytes. */
-const COPIED_LIMIT = 32
+/**
+ * The longest `bytes` raw copies itself: a longer one is copied by the buffer's `set`, whose call
+ * costs more than a loop for a few bytes and less past about a dozen (figures: bench/README.md).
+ */
+const COPIED_LIMIT = 12
 
 /** `bytes` as they are (a line's fixed parts, encoded once: `literal`). */
 export function raw (buffer: Buffer, at: number, bytes: Uint8Array): number {

@@ -7,7 +7,10 @@ import { devLoop } from '../../scripts/dev-loop.js'
 
 /**
  * A project of one module, and an "app" that appends the emitted module's text to a log each time
- * it starts, then stays up until it is stopped (as `fastify start` does).
+ * it starts, then stays up until it is stopped (as `fastify start` does). Its signal handlers come
+ * before that line: the test signals the app once the line is there, and a SIGUSR2 that came
+ * between the two, with no handler yet, would end the app (the signal's default) and the test
+ * would wait for a line that never comes (seen once in a run of the whole suite).
  */
 function project (dir: string) {
   fs.mkdirSync(path.join(dir, 'src'))
@@ -21,10 +24,10 @@ function project (dir: string) {
   const app = path.join(dir, 'app.mjs')
   fs.writeFileSync(app, [
     'import fs from \'node:fs\'',
-    `fs.appendFileSync(${JSON.stringify(starts)}, fs.readFileSync(${JSON.stringify(path.join(dir, 'dist', 'greeting.js'))}, 'utf8').match(/'(\\w+)'/)[1] + '\\n')`,
-    'setInterval(() => {}, 1000)',
     `process.on('SIGUSR2', () => fs.appendFileSync(${JSON.stringify(starts)}, 'SIGUSR2\\n'))`,
-    'process.on(\'SIGTERM\', () => process.exit(0))'
+    'process.on(\'SIGTERM\', () => process.exit(0))',
+    'setInterval(() => {}, 1000)',
+    `fs.appendFileSync(${JSON.stringify(starts)}, fs.readFileSync(${JSON.stringify(path.join(dir, 'dist', 'greeting.js'))}, 'utf8').match(/'(\\w+)'/)[1] + '\\n')`
   ].join('\n'))
   return {
     source,
